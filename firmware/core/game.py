@@ -1,0 +1,192 @@
+# A game of chess: the moves played from a start position and what they mean for the result.
+#
+# Position knows the rules of one position; Game adds history: repetitions, the 50/75-move counts,
+# how the game ended (python-chess's outcome() vocabulary) and the record (PGN).
+from core.position import (
+    BLACK,
+    NO_SQUARE,
+    Position,
+    STARTING_FEN,
+    WHITE,
+    ZOBRIST,
+    Z_EN_PASSANT,
+    move_uci,
+)
+from core import notation
+
+# Why a game ended (the `end RESULT REASON` words of tools/replay.py).
+CHECKMATE = "checkmate"
+STALEMATE = "stalemate"
+INSUFFICIENT_MATERIAL = "insufficient-material"
+SEVENTYFIVE_MOVES = "seventyfive-moves"
+FIVEFOLD_REPETITION = "fivefold-repetition"
+RESIGNATION = "resignation"
+AGREEMENT = "agreement"
+CLAIMED_DRAW = "claimed-draw"
+
+# Draws a player may claim (FIDE 9.2, 9.3); the board only announces them.
+THREEFOLD = "threefold"
+FIFTY_MOVES = "fifty-moves"
+
+
+class Game:
+    """Moves from a start position, with the game's status kept up to date after every move."""
+
+    def __init__(self, fen=STARTING_FEN):
+        self.position = Position(fen)
+        self.start_fen = self.position.fen()
+        self.moves = []
+        self.keys = [self.repetition_key()]  # one per position reached, the start included
+        self.legal = []  # legal moves in the current position, refreshed after every move
+        self.result = "*"
+        self.reason = None
+        self.claims = ()  # draws the side to move may claim now
+        self.check = False
+        self._forced = None  # (result, reason) of a resignation, agreement or claim
+        self._refresh()
+
+    # ------------------------------------------------------------------ moves
+
+    def push(self, move):
+        """Play a legal move (as found in self.legal)."""
+        self.position.make(move)
+        self.moves.append(move)
+        self.keys.append(self.repetition_key())
+        self._forced = None
+        self._refresh()
+
+    def pop(self):
+        """Take back the last move; returns it."""
+        move = self.moves.pop()
+        self.keys.pop()
+        self.position.unmake()
+        self._forced = None
+        self._refresh()
+        return move
+
+    def push_uci(self, text):
+        move = self.position.parse_uci(text)
+        self.push(move)
+        return move
+
+    def push_san(self, text):
+        move = notation.parse_san(self.position, text)
+        self.push(move)
+        return move
+
+    def last_move(self):
+        return self.moves[-1] if self.moves else 0
+
+    def destinations(self, sq64, out):
+        """Legal moves of the piece on one square (0..63), appended to out."""
+        return self.position.legal_moves_from(sq64, out)
+
+    # ------------------------------------------------------------------ status
+
+    def repetition_key(self):
+        """Zobrist key of the position as FIDE 9.2.3 compares them: placement, side to move,
+        castling rights and en passant only when a capture is really possible."""
+        p = self.position
+        key = p.zkey
+        if p.ep != NO_SQUARE and p.has_legal_en_passant():
+            key ^= ZOBRIST[Z_EN_PASSANT + (p.ep & 7)]
+        return key
+
+    def repetitions(self):
+        """How many times the current position has occurred (itself included)."""
+        keys = self.keys
+        key = keys[-1]
+        # Only positions since the last capture or pawn move can be the same (the clock counts them).
+        n = len(keys)
+        first = n - 1 - self.position.halfmove
+        if first < 0:
+            first = 0
+        count = 0
+        for i in range(n - 1, first - 1, -2):
+            if keys[i] == key:
+                count += 1
+        return count
+
+    def _refresh(self):
+        p = self.position
+        legal = self.legal
+        while legal:
+            legal.pop()
+        p.generate_legal(legal)
+        self.check = p.is_check()
+        result = "*"
+        reason = None
+        claims = ()
+        if not legal and self.check:
+            result = "0-1" if p.side == WHITE else "1-0"
+            reason = CHECKMATE
+        elif p.is_insufficient_material():
+            result, reason = "1/2-1/2", INSUFFICIENT_MATERIAL
+        elif not legal:
+            result, reason = "1/2-1/2", STALEMATE
+        elif p.halfmove >= 150:
+            result, reason = "1/2-1/2", SEVENTYFIVE_MOVES
+        else:
+            reps = self.repetitions()
+            if reps >= 5:
+                result, reason = "1/2-1/2", FIVEFOLD_REPETITION
+            else:
+                if reps >= 3:
+                    claims = (THREEFOLD,)
+                if p.halfmove >= 100:
+                    claims = claims + (FIFTY_MOVES,)
+        if self._forced and result == "*":
+            result, reason = self._forced
+        self.result = result
+        self.reason = reason
+        self.claims = claims
+
+    def is_over(self):
+        return self.result != "*"
+
+    def resign(self, colour):
+        """The side `colour` (WHITE or BLACK) resigns."""
+        if not self.is_over():
+            self._forced = ("0-1" if colour == WHITE else "1-0", RESIGNATION)
+            self._refresh()
+
+    def agree_draw(self):
+        if not self.is_over():
+            self._forced = ("1/2-1/2", AGREEMENT)
+            self._refresh()
+
+    def claim_draw(self):
+        """Claim a draw that is claimable now (threefold or fifty moves); returns whether it was."""
+        if self.claims and not self.is_over():
+            self._forced = ("1/2-1/2", CLAIMED_DRAW)
+            self._refresh()
+            return True
+        return False
+
+    def losing_king(self):
+        """Square (0..63) of the losing king when the game is decided, else -1."""
+        if self.result == "1-0":
+            return self.position.king_square(BLACK)
+        if self.result == "0-1":
+            return self.position.king_square(WHITE)
+        return -1
+
+    # ------------------------------------------------------------------ records
+
+    def fen(self):
+        return self.position.fen()
+
+    def uci_moves(self):
+        return [move_uci(m) for m in self.moves]
+
+    def pgn(self, headers=None):
+        return notation.pgn(self.start_fen, self.moves, self.result, headers)
+
+    def san_moves(self):
+        p = Position(self.start_fen)
+        out = []
+        for m in self.moves:
+            out.append(notation.san(p, m))
+            p.make(m)
+        return out
+

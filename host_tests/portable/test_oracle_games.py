@@ -1,0 +1,56 @@
+# The firmware's rules core against python-chess, on random games recorded by host_tests/oracle.py.
+# Runs on CPython and on MicroPython: the recording (build/oracle/games.txt) is made on CPython first,
+# because python-chess cannot run on MicroPython.
+from core.game import Game
+from core.notation import san
+from core.position import move_uci
+
+FIXTURE = "build/oracle/games.txt"
+
+
+def _claims(game):
+    return ",".join(game.claims) or "-"
+
+
+def check_recording(path):
+    games = 0
+    positions = 0
+    game = None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("game "):
+                game = Game(line.split("|", 1)[1])
+                games += 1
+                continue
+            uci, want_san, check, reason, result, claims, fen, legal = line.split("|")
+            where = "game %d, %s" % (games, fen)
+            assert game.fen() == fen, "%s: FEN %s" % (where, game.fen())
+            ours = sorted(move_uci(m) for m in game.legal)
+            theirs = legal.split() if legal else []
+            assert ours == theirs, "%s: legal moves differ: extra %s missing %s" % (
+                where,
+                [m for m in ours if m not in theirs],
+                [m for m in theirs if m not in ours],
+            )
+            assert game.check == (check == "1"), where + ": check"
+            assert (game.reason or "-") == reason, "%s: ends by %s, python-chess says %s" % (where, game.reason, reason)
+            assert game.result == result, where + ": result " + game.result
+            assert _claims(game) == claims, "%s: claims %s, python-chess says %s" % (where, _claims(game), claims)
+            positions += 1
+            if uci != "-":
+                move = game.position.parse_uci(uci)
+                assert san(game.position, move) == want_san, "%s: SAN of %s is %s, not %s" % (
+                    where,
+                    uci,
+                    san(game.position, move),
+                    want_san,
+                )
+                game.push(move)
+    assert games > 0 and positions > games, "empty recording " + path
+    return games, positions
+
+
+def test_random_games_agree_with_python_chess():
+    games, positions = check_recording(FIXTURE)
+    print("  %d games, %d positions agree with python-chess" % (games, positions))
