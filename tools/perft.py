@@ -1,0 +1,123 @@
+"""Count the legal move tree of a position with the firmware's own rules core (SPEC section 5).
+
+    python3 tools/perft.py [--divide] [--bulk] [--runtime cpython|micropython] FEN DEPTH
+
+The last line printed is the node count; with --divide one `UCI: COUNT` line per legal root move
+comes first. `--runtime micropython` runs the same core under the MicroPython unix port (the
+`micropython` of the repository's .venv, or MICROPYTHON=path). This file itself runs on both runtimes,
+so it keeps to what MicroPython has (no argparse).
+"""
+import sys
+
+USAGE = "usage: perft.py [--divide] [--bulk] [--runtime cpython|micropython] FEN DEPTH"
+
+
+def _here():
+    path = sys.argv[0]
+    i = path.rfind("/")
+    return path[:i] if i >= 0 else "."
+
+
+def _fail(message):
+    sys.stderr.write("perft.py: %s\n%s\n" % (message, USAGE))
+    sys.exit(2)
+
+
+def parse_args(argv):
+    divide = bulk = False
+    runtime = "cpython"
+    rest = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--divide":
+            divide = True
+        elif a == "--bulk":
+            bulk = True
+        elif a == "--runtime":
+            i += 1
+            if i >= len(argv) or argv[i] not in ("cpython", "micropython"):
+                _fail("--runtime takes cpython or micropython")
+            runtime = argv[i]
+        elif a.startswith("--runtime="):
+            runtime = a.split("=", 1)[1]
+            if runtime not in ("cpython", "micropython"):
+                _fail("--runtime takes cpython or micropython")
+        elif a in ("-h", "--help"):
+            print(USAGE)
+            sys.exit(0)
+        elif a.startswith("--"):
+            _fail("unknown option " + a)
+        else:
+            rest.append(a)
+        i += 1
+    if len(rest) == 7:  # a FEN given unquoted: six fields then the depth
+        rest = [" ".join(rest[:6]), rest[6]]
+    if len(rest) != 2:
+        _fail("expected a FEN and a depth")
+    try:
+        depth = int(rest[1])
+    except ValueError:
+        _fail("depth must be a whole number, got %r" % rest[1])
+    if depth < 0:
+        _fail("depth must not be negative")
+    return divide, bulk, runtime, rest[0], depth
+
+
+def run(fen, depth, divide, bulk):
+    from core.position import FenError, Position, move_uci
+
+    try:
+        position = Position(fen)
+    except FenError as e:
+        _fail(str(e))
+    count = position.perft_bulk if bulk else position.perft
+    if not divide:
+        print(count(depth))
+        return
+    total = 0
+    if depth == 0:
+        print(1)
+        return
+    for m in position.legal_moves():
+        position.make(m)
+        n = count(depth - 1)
+        position.unmake()
+        print("%s: %d" % (move_uci(m), n))
+        total += n
+    print(total)
+
+
+def _run_micropython(argv):
+    import os
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    exe = os.environ.get("MICROPYTHON") or os.path.join(root, ".venv", "bin", "micropython")
+    if not os.path.exists(exe):
+        import shutil
+
+        exe = shutil.which("micropython")
+        if not exe:
+            _fail("no MicroPython found: run `make test` once (it installs one in .venv) or set MICROPYTHON")
+    args = [a for a in argv if not a.startswith("--runtime")]
+    if "--runtime" in argv:
+        i = argv.index("--runtime")
+        args = argv[:i] + argv[i + 2 :]
+    code = subprocess.call([exe, "-X", "heapsize=200k", os.path.abspath(__file__)] + args)
+    sys.exit(code)
+
+
+def main(argv):
+    divide, bulk, runtime, fen, depth = parse_args(argv)
+    if runtime == "micropython" and sys.implementation.name != "micropython":
+        _run_micropython(argv)
+    here = _here()
+    sys.path.insert(0, here + "/../firmware")
+    if sys.implementation.name != "micropython":
+        sys.path.insert(0, here + "/shims")
+    run(fen, depth, divide, bulk)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
