@@ -1,0 +1,143 @@
+# What to light: the referee and the game in, one signal per square out (SPEC section 4).
+#
+# Pure policy: it decides *what* each square says (core/signals.py); the LED drivers in
+# firmware/hardware/ decide how that looks (a colour on a WS2812B, a blink pattern on a MAX7219).
+# When two meanings fall on one square, signals.PRIORITY keeps the more important one.
+from core import signals as S
+from core.game import CHECKMATE, RESIGNATION, STALEMATE
+from core.position import BLACK, KING, MOVE_CASTLING, MOVE_EN_PASSANT, WHITE, move_from, move_promotion, move_to
+from core.referee import OVER, PLAY, SETUP, _castling_rook, _victim
+
+_PRIORITY = S.PRIORITY
+_PROMOTION_SIGNAL = (0, 0, S.PROMOTE_KNIGHT, S.PROMOTE_BISHOP, S.PROMOTE_ROOK, S.PROMOTE_QUEEN)
+
+
+class Display:
+    """Fills a bytearray(64) frame (index 0 = a1) from the referee's state."""
+
+    # Show the last move's from and to squares dimly (SPEC 4 makes it optional).
+    show_last_move = True
+
+    def __init__(self):
+        self.frame = bytearray(64)
+        self._moves = []  # scratch list for the legal moves of the lifted piece
+
+    def _put(self, sq, signal):
+        f = self.frame
+        if _PRIORITY[signal] > _PRIORITY[f[sq]]:
+            f[sq] = signal
+
+    def render(self, referee, fault_squares=None):
+        """Recompute the frame; returns it. fault_squares: switches the hardware layer found faulty."""
+        f = self.frame
+        for i in range(64):
+            f[i] = 0
+        game = referee.game
+        pos = game.position
+        put = self._put
+        last = game.last_move()
+        if last and self.show_last_move:
+            put(move_from(last), S.LAST_MOVE)
+            put(move_to(last), S.LAST_MOVE)
+        if referee.remote:
+            put(move_from(referee.remote), S.REMOTE_MOVE)
+            put(move_to(referee.remote), S.REMOTE_MOVE)
+        kw = pos.king_square(WHITE)
+        kb = pos.king_square(BLACK)
+        if referee.phase == OVER or game.is_over():
+            self._game_end(referee, kw, kb)
+        else:
+            if game.claims:
+                put(kw, S.CLAIM)
+                put(kb, S.CLAIM)
+            if game.check:
+                put(pos.king_square(pos.side), S.CHECK)
+        if referee.promotion_square >= 0 and last:
+            put(referee.promotion_square, _PROMOTION_SIGNAL[move_promotion(last)])
+        if referee.phase == PLAY and not game.is_over():
+            self._hand(referee)
+            ob = referee.obligation()
+            if ob is not None and referee.occ[ob[1]]:
+                put(ob[1], S.TOUCHED)  # shown once the touched piece is back on its square
+        # Where the board differs from the game: in an error, during set-up, and while a piece the
+        # game does not explain is off its square, guide it back.
+        if referee.error is not None or referee.phase == SETUP:
+            for sq in referee.emptied:
+                put(sq, S.PLACE_HERE)
+            for sq in referee.filled:
+                put(sq, S.REMOVE)
+            if referee.error is not None:
+                kind, squares = referee.error
+                if kind == "illegal" and len(squares) >= 2:
+                    put(squares[1], S.ILLEGAL)
+        if fault_squares:
+            for sq in fault_squares:
+                put(sq, S.FAULT)
+        return f
+
+    def _game_end(self, referee, kw, kb):
+        game = referee.game
+        put = self._put
+        if game.reason == CHECKMATE:
+            loser = kw if game.result == "0-1" else kb
+            put(loser, S.MATED_KING)
+            checkers = []
+            game.position.checkers(checkers)
+            for sq in checkers:
+                put(sq, S.MATING_PIECE)
+        elif game.reason == STALEMATE:
+            put(kw, S.STALEMATE)
+            put(kb, S.STALEMATE)
+        elif game.reason == RESIGNATION:
+            put(kw if game.result == "0-1" else kb, S.RESIGNED)
+        else:
+            put(kw, S.DRAW)
+            put(kb, S.DRAW)
+
+    def _hand(self, referee):
+        """Pieces in the air: the lifted piece's legal destinations, or what finishes a half-made move."""
+        game = referee.game
+        pos = game.position
+        us = pos.side
+        put = self._put
+        base = referee.base
+        own = -1
+        for sq in referee.emptied:
+            put(sq, S.LIFTED)
+            p = pos.piece_at(sq)
+            if p & BLACK == us and (own < 0 or p & 7 == KING):
+                own = sq  # with king and rook both up, the king's moves (castling) matter
+        if not referee.in_progress:
+            return
+        moves = self._moves
+        while moves:
+            moves.pop()
+        if own >= 0:
+            game.destinations(own, moves)
+        elif referee.emptied:
+            # Only an opponent's piece is up (victim first): the moves that take it.
+            v = referee.emptied[0]
+            for m in game.legal:
+                if _victim(m) == v:
+                    moves.append(m)
+        for m in moves:
+            if not referee._allowed(m):
+                continue
+            t = move_to(m)
+            if m >> 14 == MOVE_CASTLING:
+                rf, rt = _castling_rook(m)
+                put(t, S.QUIET)
+                if referee.occ[t]:
+                    # The king is down on its castling square: now the rook.
+                    put(rf, S.LIFTED)
+                    put(rt, S.QUIET)
+            elif m >> 14 == MOVE_EN_PASSANT:
+                put(t, S.CAPTURE)
+                if referee.occ[t]:
+                    put(_victim(m), S.CAPTURE)  # the pawn still to take off
+            elif base[t]:
+                put(t, S.CAPTURE)
+                if own < 0:
+                    put(move_from(m), S.CAPTURE)  # victim first: who can take it
+            else:
+                put(t, S.QUIET)

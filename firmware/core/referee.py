@@ -1,0 +1,643 @@
+# The referee: turns debounced lifts and places into the moves the players mean (SPEC section 3).
+#
+# The board only knows which squares are occupied. The referee compares that occupancy with the
+# game's position: the squares emptied (E) and filled (F) since the last move. A state that a legal
+# move can still come from is a move in progress, never an error; a state that equals the result of
+# a legal move, still for `commit_ms`, is that move. Which squares were lifted on the way tells a
+# capture (the victim's square was lifted and filled again) from a piece held in the air. The order
+# of events matters only for touch-move (FIDE 4.3-4.4) and for telling a promotion tap from a move.
+#
+# Pure: time comes in as an argument (ms), no hardware. The caller feeds lift()/place() from the
+# debouncer and calls tick() every scan; what happened is appended to self.out as tuples:
+#   ("move", m) ("undo", m) ("promote", m) ("error", kind, [squares]) ("new",)
+#   ("claim", reason) ("end", result, reason)
+from micropython import const
+
+from core.game import AGREEMENT, RESIGNATION, Game
+from core.position import (
+    BLACK,
+    KING,
+    MOVE_CASTLING,
+    MOVE_EN_PASSANT,
+    QUEEN,
+    ROOK,
+    STARTING_FEN,
+    WHITE,
+    move_from,
+    move_promotion,
+    move_to,
+    move_uci,
+    square_name,
+    with_promotion,
+)
+
+STRICT = "strict"
+CASUAL = "casual"
+
+# What the referee is doing.
+PLAY = const(0)  # a game is on: moves are read
+SETUP = const(1)  # a position was given (FEN): the board is guided to it before play starts
+OVER = const(2)  # the game has ended: the board waits for the start position
+
+# Error kinds (the `error KIND` words of tools/replay.py).
+ILLEGAL = "illegal"
+TOUCH_MOVE = "touch-move"
+MISMATCH = "mismatch"
+
+# Promotion taps cycle queen -> rook -> bishop -> knight -> queen (piece types: Q=5 R=4 B=3 N=2).
+_NEXT_PROMOTION = (0, 0, QUEEN, 2, 3, 4)
+
+# DGT convention for results on the board: both kings on the light centre squares (d5, e4) = 1-0,
+# on the dark ones (d4, e5) = 0-1, one on each colour = draw. Two kings side by side can never be
+# a legal position, so this can never be confused with a move.
+_D4 = const(27)
+_E4 = const(28)
+_D5 = const(35)
+_E5 = const(36)
+_CENTRE = (_D4, _E4, _D5, _E5)
+
+_START = bytearray(64)
+for _i in range(16):
+    _START[_i] = 1
+    _START[63 - _i] = 1
+
+
+def _castling_rook(m):
+    """(rook from, rook to) of a castling move, 0..63."""
+    t = move_to(m)
+    if t > move_from(m):
+        return t + 1, t - 1
+    return t - 2, t + 1
+
+
+def _victim(m):
+    """Square of the piece a move takes (the pawn beside it for en passant), or -1 for a castling."""
+    flag = m >> 14
+    if flag == MOVE_CASTLING:
+        return -1
+    t = move_to(m)
+    if flag == MOVE_EN_PASSANT:
+        return t - 8 if t > move_from(m) else t + 8
+    return t
+
+
+class Referee:
+    # A board that matches a legal move and stays still this long commits it. Longer than the
+    # 150 ms a slid piece closes a square it crosses and a swap's overlap (SPEC 3), short enough
+    # that the commit feels immediate; the opponent's first lift commits at once anyway.
+    commit_ms = 200
+    # A lift shorter than this is not a deliberate touch (FIDE 4.2): a magnet in a passing hand or a
+    # piece brushed by a sleeve opens a switch for a few tens of milliseconds.
+    touch_ms = 150
+    # Kings on the centre squares must stay there this long to count as a result (DGT convention).
+    result_ms = 600
+
+    def __init__(self, game=None, mode=STRICT):
+        self.game = game or Game()
+        self.mode = mode
+        self.phase = PLAY
+        self.occ = bytearray(64)  # what the switches say (debounced)
+        self.base = bytearray(64)  # what they should say for the game's position
+        self.prev = bytearray(64)  # ... and for the position before the last move (takebacks)
+        self.was_lifted = bytearray(64)  # squares lifted since the last move
+        self.place_seq = [0] * 64  # when each square was last filled (an event counter)
+        self.seq = 0
+        self.emptied = []  # squares the game has occupied that are empty
+        self.filled = []  # squares the game has empty that are occupied
+        self.out = []
+        self.last_change = 0
+        self.pending = 0  # the legal move the board shows now, waiting for commit_ms
+        self.pending_kind = None  # "move", "undo", "castle", "new", "result", "setup"
+        self.pending_result = None
+        self.in_progress = True  # can the board still become a legal move?
+        self.error = None  # (kind, squares) currently shown, or None
+        self.touched = []  # touch-move: squares touched by the side to move, in order
+        self._lift_time = {}  # square -> time of a lift not yet long enough to be a touch
+        self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
+        self._tap = False
+        self.remote = 0  # a move sent by the PC, shown until it is played
+        self._claims = ()
+        self._sync_base()
+        self.occ[:] = self.base
+
+    # ------------------------------------------------------------------ control
+
+    def start(self, occupancy, now):
+        """The physical board at power-up (bytearray(64) of 0/1)."""
+        self.occ[:] = occupancy
+        self.last_change = now
+        self._recompute()
+
+    def new_game(self, fen=STARTING_FEN, now=0):
+        """Start a game from a position; the board is guided to it if it differs (SETUP)."""
+        self.game = Game(fen)
+        self._reset_turn()
+        self._sync_base()
+        self.prev[:] = self.base
+        self.remote = 0
+        self._claims = ()
+        self.promotion_square = -1
+        self.phase = SETUP if self.occ != self.base else PLAY
+        self.last_change = now
+        self._recompute()
+
+    def set_mode(self, mode):
+        if mode not in (STRICT, CASUAL):
+            raise ValueError("mode must be strict or casual, not %r" % (mode,))
+        self.mode = mode
+
+    def choose_promotion(self, piece_type):
+        """Change the piece the last promotion gave (from the PC); returns whether it could."""
+        if self.promotion_square < 0 or piece_type not in (2, 3, 4, 5):
+            return False
+        self._set_promotion(piece_type)
+        return True
+
+    def show_remote(self, move):
+        """A move sent by the PC (an engine or an online opponent): shown until the player makes it."""
+        self.remote = move
+
+    # ------------------------------------------------------------------ events
+
+    def lift(self, sq, now):
+        self._event(sq, 0, now)
+
+    def place(self, sq, now):
+        self._event(sq, 1, now)
+
+    def _event(self, sq, occupied, now):
+        if self.occ[sq] == occupied:
+            return  # nothing changed (a repeated report)
+        # The opponent's first lift makes the move the board shows final at once (and a promotion).
+        if not occupied:
+            if self.pending and self.pending_kind == "move" and not self._part_of(self.pending, sq):
+                self._commit(now)
+            if sq != self.promotion_square:
+                self.promotion_square = -1
+                self._tap = False
+            elif self.emptied or self.filled:
+                self._tap = False
+            else:
+                self._tap = True
+        self.occ[sq] = occupied
+        self.seq += 1
+        if occupied:
+            self.place_seq[sq] = self.seq
+            if sq in self._lift_time:
+                del self._lift_time[sq]  # back before it counted as a touch
+        else:
+            self.was_lifted[sq] = 1
+            if self.base[sq] and self.phase == PLAY and sq not in self.touched:
+                self._lift_time[sq] = now
+        self.last_change = now
+        if occupied and self._tap and sq == self.promotion_square and self.occ == self.base:
+            # Lifted and put back on its square, nothing else touched: the next promotion piece.
+            self._tap = False
+            m = self.game.last_move()
+            self._set_promotion(_NEXT_PROMOTION[move_promotion(m)])
+            if sq in self.touched:
+                self.touched.remove(sq)
+            return
+        self._recompute()
+
+    def tick(self, now):
+        """Call every scan: confirms touches, commits what has been still long enough."""
+        if self._lift_time:
+            for sq in list(self._lift_time):
+                if now - self._lift_time[sq] >= self.touch_ms:
+                    del self._lift_time[sq]
+                    if not self.occ[sq]:
+                        self._touch(sq)
+        quiet = now - self.last_change
+        if self.pending_kind is not None:
+            wait = self.result_ms if self.pending_kind == "result" else self.commit_ms
+            if quiet >= wait:
+                self._commit(now)
+        elif not self.in_progress and quiet >= self.commit_ms and self.error is None:
+            self._raise_error()
+
+    # ------------------------------------------------------------------ reading the board
+
+    def _sync_base(self):
+        self.game.position.occupancy_into(self.base)
+
+    def _recompute(self):
+        """Compare the board with the game and decide what it shows."""
+        base = self.base
+        occ = self.occ
+        emptied = self.emptied
+        filled = self.filled
+        while emptied:
+            emptied.pop()
+        while filled:
+            filled.pop()
+        for sq in range(64):
+            if occ[sq] != base[sq]:
+                if base[sq]:
+                    emptied.append(sq)
+                else:
+                    filled.append(sq)
+        self.pending = 0
+        self.pending_kind = None
+        if not emptied and not filled:
+            # The board is the game: any half-made move has been taken back.
+            self.in_progress = True
+            self._clear_error()
+            if self.phase == SETUP:
+                self.pending_kind = "setup"
+            else:
+                for sq in range(64):
+                    self.was_lifted[sq] = 0
+            return
+        if self._tap and not filled and len(emptied) == 1 and emptied[0] == self.promotion_square:
+            self.in_progress = True  # a promotion tap: the piece comes back to its square
+            return
+        if self.phase == PLAY:
+            move, progress = self._match(self.game.legal, base, emptied, filled)
+            if move:
+                if self._allowed(move):
+                    self.pending = move
+                    self.pending_kind = "move"
+                    self.in_progress = True
+                    self._clear_error()
+                    return
+                progress = False
+            if progress:
+                self.in_progress = True
+                self._clear_error()
+                return
+            if self.mode == CASUAL and self._casual_alternatives():
+                return
+        elif self.phase == OVER and self.mode == CASUAL and self.game.moves and occ == self.prev:
+            self.pending_kind = "undo"  # take back the move that ended the game
+            self.in_progress = True
+            return
+        if occ == _START and (base != _START or self.phase != PLAY):
+            self.pending_kind = "new"
+            self.in_progress = True
+            return
+        if self.phase == PLAY:
+            result = self._kings_result()
+            if result:
+                self.pending_kind = "result"
+                self.pending_result = result
+                self.in_progress = True
+                return
+            if self._kings_on_their_way():
+                self.in_progress = True
+                return
+        self.in_progress = self.phase != PLAY  # in set-up or after the game the LEDs guide, quietly
+        if self.error is not None:
+            self._raise_error()  # the wrong squares changed: say so again
+
+    def _match(self, legal, base, emptied, filled):
+        """(the legal move the board shows or 0, whether a legal move can still come of it)."""
+        ne = len(emptied)
+        nf = len(filled)
+        if ne > 2 or nf > 2:
+            return 0, False
+        e0 = emptied[0] if ne else -1
+        e1 = emptied[1] if ne > 1 else -1
+        f0 = filled[0] if nf else -1
+        f1 = filled[1] if nf > 1 else -1
+        found = 0
+        found_rank = -1
+        progress = False
+        promotion = QUEEN
+        for m in legal:
+            f = move_from(m)
+            t = move_to(m)
+            flag = m >> 14
+            if flag == MOVE_CASTLING:
+                rf, rt = _castling_rook(m)
+                if (e0 in (-1, f, rf)) and (e1 in (-1, f, rf)) and (f0 in (-1, t, rt)) and (f1 in (-1, t, rt)):
+                    progress = True
+                    if ne == 2 and nf == 2:
+                        return m, True
+            elif flag == MOVE_EN_PASSANT:
+                v = t - 8 if t > f else t + 8
+                if (e0 in (-1, f, v)) and (e1 in (-1, f, v)) and (f0 in (-1, t)) and f1 < 0:
+                    progress = True
+                    if ne == 2 and nf == 1:
+                        return m, True
+            elif base[t]:
+                # A capture: the victim's square may be empty for a while, and must have been.
+                if nf == 0 and (e0 in (-1, f, t)) and (e1 in (-1, f, t)):
+                    progress = True
+                    if ne == 1 and e0 == f and self.was_lifted[t] and self.place_seq[t] > found_rank:
+                        p = move_promotion(m)
+                        if not p or p == promotion:
+                            found = m
+                            found_rank = self.place_seq[t]
+            else:
+                if (e0 in (-1, f)) and e1 < 0 and (f0 in (-1, t)) and f1 < 0:
+                    progress = True
+                    if ne == 1 and nf == 1:
+                        p = move_promotion(m)
+                        if not p or p == promotion:
+                            return m, True
+        return found, progress
+
+    def _part_of(self, m, sq):
+        """Is sq one of the squares the move m empties or fills?"""
+        f = move_from(m)
+        t = move_to(m)
+        if sq == f or sq == t:
+            return True
+        flag = m >> 14
+        if flag == MOVE_CASTLING:
+            rf, rt = _castling_rook(m)
+            return sq == rf or sq == rt
+        if flag == MOVE_EN_PASSANT:
+            return sq == (t - 8 if t > f else t + 8)
+        return False
+
+    def _casual_alternatives(self):
+        """Casual mode: a takeback (the previous position set up again), or rook-first castling
+        (the king follows a rook move that was the first half of castling). Returns True if the
+        board is on its way to one of them."""
+        game = self.game
+        if not game.moves:
+            return False
+        if self.occ == self.prev:
+            self.pending_kind = "undo"
+            self.in_progress = True
+            self._clear_error()
+            return True
+        last = game.last_move()
+        for sq in self.emptied + self.filled:
+            if not self._part_of(last, sq):
+                break
+        else:
+            # Only squares of the last move differ: it may be on its way back (a takeback).
+            self.in_progress = True
+            self._clear_error()
+            return True
+        castle = self._rook_first_castling()
+        if castle:
+            prev = self.prev
+            emptied = []
+            filled = []
+            for sq in range(64):
+                if self.occ[sq] != prev[sq]:
+                    (emptied if prev[sq] else filled).append(sq)
+            move, progress = self._match((castle,), prev, emptied, filled)
+            if move:
+                self.pending = move
+                self.pending_kind = "castle"
+            if progress:
+                self.in_progress = True
+                self._clear_error()
+                return True
+        return False
+
+    def _rook_first_castling(self):
+        """If the last move was a rook leaving its corner for the square it takes in castling, and
+        castling on that side was legal before it, return that castling move, else 0."""
+        game = self.game
+        last = game.last_move()
+        if not last or last >> 14:
+            return 0
+        f = move_from(last)
+        t = move_to(last)
+        pairs = ((7, 5), (0, 3), (63, 61), (56, 59))
+        if (f, t) not in pairs or game.position.piece_at(t) & 7 != ROOK:
+            return 0
+        pos = game.position
+        pos.unmake()
+        castle = 0
+        king = pos.king_square(pos.side)
+        for m in pos.legal_moves_from(king, []):
+            if m >> 14 == MOVE_CASTLING and _castling_rook(m)[0] == f:
+                castle = m
+        pos.make(last)
+        return castle
+
+    def _kings_result(self):
+        """The result the kings on the centre squares give (DGT convention), or None."""
+        pos = self.game.position
+        kw = pos.king_square(WHITE)
+        kb = pos.king_square(BLACK)
+        # Where the kings are now: squares they left and centre squares newly filled.
+        targets = []
+        for sq in self.filled:
+            if sq not in _CENTRE:
+                return None
+            targets.append(sq)
+        for sq in self.emptied:
+            if sq != kw and sq != kb:
+                return None
+        kings = list(targets)
+        for k in (kw, kb):
+            if self.occ[k]:
+                kings.append(k)  # this king stayed where it was
+        if len(kings) != 2 or len(targets) == 0:
+            return None
+        if kings[0] not in _CENTRE or kings[1] not in _CENTRE:
+            return None
+        light = 0
+        for sq in kings:
+            if sq == _D5 or sq == _E4:
+                light += 1
+        if light == 2:
+            return ("1-0", RESIGNATION)
+        if light == 0:
+            return ("0-1", RESIGNATION)
+        return ("1/2-1/2", AGREEMENT)
+
+    def _kings_on_their_way(self):
+        """Only kings are up and only centre squares filled: a result is being set up."""
+        pos = self.game.position
+        kw = pos.king_square(WHITE)
+        kb = pos.king_square(BLACK)
+        for sq in self.emptied:
+            if sq != kw and sq != kb:
+                return False
+        for sq in self.filled:
+            if sq not in _CENTRE:
+                return False
+        return len(self.emptied) > 0
+
+    # ------------------------------------------------------------------ touch-move (strict)
+
+    def _touch(self, sq):
+        """A piece of either colour deliberately lifted by the side to move (FIDE 4.2-4.3)."""
+        if self.mode != STRICT or self.phase != PLAY or sq in self.touched or not self.base[sq]:
+            return
+        self.touched.append(sq)
+
+    def obligation(self):
+        """Touch-move: (kind, square) the player must honour, or None.
+        kind "move": the piece on square must move; "capture": the piece on square must be taken."""
+        if self.mode != STRICT or not self.touched or self.phase != PLAY:
+            return None
+        pos = self.game.position
+        us = pos.side
+        legal = self.game.legal
+        own = -1
+        opp = -1
+        first = None
+        for sq in self.touched:
+            mine = pos.piece_at(sq) & BLACK == us
+            if mine and own < 0 and self._has_move_from(legal, sq):
+                own = sq
+                if first is None:
+                    first = ("move", sq)
+            elif not mine and opp < 0 and self._has_move_to(legal, sq, -1):
+                opp = sq
+                if first is None:
+                    first = ("capture", sq)
+        if own >= 0 and opp >= 0 and self._has_move_to(legal, opp, own):
+            return ("capture-with", own, opp)  # FIDE 4.3.3: take the touched piece with the touched one
+        return first
+
+    def _has_move_from(self, legal, sq):
+        for m in legal:
+            if move_from(m) == sq:
+                return True
+        return False
+
+    def _has_move_to(self, legal, sq, frm):
+        for m in legal:
+            if _victim(m) == sq and (frm < 0 or move_from(m) == frm):
+                return True
+        return False
+
+    def _allowed(self, m):
+        ob = self.obligation()
+        if ob is None:
+            return True
+        if ob[0] == "move":
+            return move_from(m) == ob[1]
+        if ob[0] == "capture":
+            return _victim(m) == ob[1]
+        return move_from(m) == ob[1] and _victim(m) == ob[2]
+
+    # ------------------------------------------------------------------ commits
+
+    def _commit(self, now):
+        kind = self.pending_kind
+        move = self.pending
+        self.pending = 0
+        self.pending_kind = None
+        game = self.game
+        if kind == "move":
+            self._push(move)
+        elif kind == "undo":
+            m = game.pop()
+            self.out.append(("undo", m))
+            self.phase = PLAY
+            self._after_position_change()
+        elif kind == "castle":
+            rook_move = game.pop()
+            self.out.append(("undo", rook_move))
+            self._push(move)
+        elif kind == "new":
+            self.game = Game()
+            self.phase = PLAY
+            self.remote = 0
+            self._claims = ()
+            self.out.append(("new",))
+            self._after_position_change()
+        elif kind == "result":
+            result, reason = self.pending_result
+            if reason == RESIGNATION:
+                game.resign(WHITE if result == "0-1" else BLACK)
+            else:
+                game.agree_draw()
+            self.phase = OVER
+            self.out.append(("end", game.result, game.reason))
+            self._recompute()
+        elif kind == "setup":
+            self.phase = PLAY
+            self._recompute()
+
+    def _push(self, move):
+        game = self.game
+        game.push(move)
+        self.out.append(("move", move))
+        if self.remote and (self.remote & 0x3FFF) == (move & 0x3FFF):
+            self.remote = 0
+        self.promotion_square = move_to(move) if move_promotion(move) else -1
+        self._tap = False
+        self._after_position_change()
+
+    def _set_promotion(self, piece_type):
+        game = self.game
+        m = game.pop()
+        m = with_promotion(m, piece_type)
+        game.push(m)
+        self.out.append(("promote", m))
+        self._after_position_change(keep_touches=False)
+
+    def _after_position_change(self, keep_touches=False):
+        game = self.game
+        self._sync_base()
+        if game.moves:
+            # prev must be the occupancy before the last move even after an undo.
+            pos = game.position
+            last = game.last_move()
+            pos.unmake()
+            pos.occupancy_into(self.prev)
+            pos.make(last)
+        else:
+            self.prev[:] = self.base
+        self._reset_turn()
+        if game.is_over():
+            if self.phase != OVER:
+                self.phase = OVER
+                self.out.append(("end", game.result, game.reason))
+        elif self.phase == OVER:
+            self.phase = PLAY
+        claims = game.claims
+        for c in claims:
+            if c not in self._claims:
+                self.out.append(("claim", c))
+        self._claims = claims
+        self._recompute()
+
+    def _reset_turn(self):
+        self.touched = []
+        self._lift_time = {}
+        for sq in range(64):
+            self.was_lifted[sq] = 0
+        self._clear_error()
+
+    # ------------------------------------------------------------------ errors
+
+    def _raise_error(self):
+        kind = MISMATCH
+        squares = []
+        ob = self.obligation()
+        emptied = self.emptied
+        filled = self.filled
+        if self.phase == PLAY:
+            move, _ = self._match(self.game.legal, self.base, emptied, filled)
+            if move and not self._allowed(move):
+                kind = TOUCH_MOVE
+                squares.append(ob[1])
+            elif len(emptied) == 1 and len(filled) == 1:
+                kind = ILLEGAL
+                squares.append(emptied[0])
+                squares.append(filled[0])
+        for sq in emptied + filled:
+            if sq not in squares:
+                squares.append(sq)
+        error = (kind, squares)
+        if error != self.error:
+            self.error = error
+            if self.phase == PLAY:
+                self.out.append(("error", kind, squares))
+
+    def _clear_error(self):
+        self.error = None
+
+
+def event_text(event):
+    """One output line for an event, as tools/replay.py prints it (SPEC section 5)."""
+    kind = event[0]
+    if kind in ("move", "undo", "promote"):
+        return kind + " " + move_uci(event[1])
+    if kind == "error":
+        return "error " + event[1] + "".join(" " + square_name(sq) for sq in event[2])
+    return " ".join(event)

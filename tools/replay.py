@@ -1,0 +1,65 @@
+"""Replay a physical transcript, or UCI moves, through the firmware's own core (SPEC section 5).
+
+    python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--leds] EVENTS_FILE
+    python3 tools/replay.py --uci [--fen FEN] MOVE...
+
+EVENTS_FILE holds `T_MS lift SQ` / `T_MS place SQ` lines (`#` comments, optional `@fen FEN` and
+`@mode strict|casual` headers; `-` reads standard input). The transitions are scanned at the
+firmware's scan period and go through its debouncer and referee. Output, one item per line: `move`,
+`undo`, `promote`, `error`, `new`, `claim`, `end`, (`leds` with --leds), and last `fen FEN`.
+Exit status 0, or 2 for unreadable input (a message on stderr and nothing else).
+"""
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import transcript  # noqa: E402
+
+_UCI = re.compile(r"^[a-h][1-8][a-h][1-8][nbrq]?$")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fen", help="start position (default: the standard start)")
+    parser.add_argument("--mode", choices=("strict", "casual"), help="touch-move rules (default: strict)")
+    parser.add_argument("--leds", action="store_true", help="also print the LED frame after each change")
+    parser.add_argument("--uci", action="store_true", help="the arguments are UCI moves for the rules core")
+    parser.add_argument("input", nargs="*", help="EVENTS_FILE, or the moves with --uci")
+    args = parser.parse_args(argv)
+    try:
+        if args.uci:
+            for m in args.input:
+                if not _UCI.match(m):
+                    raise transcript.TranscriptError("%r is not a UCI move (like e2e4 or e7e8q)" % m)
+            fen = args.fen or transcript.STARTING_FEN
+            try:
+                transcript.Position(fen)
+            except transcript.FenError as e:
+                raise transcript.TranscriptError("bad FEN %r: %s" % (fen, e))
+            lines = transcript.run_uci(fen, args.input)
+        else:
+            if len(args.input) != 1:
+                raise transcript.TranscriptError("give one EVENTS_FILE (or --uci MOVE...)")
+            path = args.input[0]
+            try:
+                if path == "-":
+                    text = sys.stdin.read()
+                else:
+                    with open(path, encoding="utf-8") as f:
+                        text = f.read()
+            except (OSError, UnicodeDecodeError) as e:
+                raise transcript.TranscriptError("cannot read %s: %s" % (path, e))
+            fen, mode, events = transcript.parse(text, args.fen, args.mode)
+            lines = transcript.run(fen, mode, events, leds=args.leds)
+    except transcript.TranscriptError as e:
+        sys.stderr.write("replay.py: %s\n" % e)
+        return 2
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

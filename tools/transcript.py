@@ -1,0 +1,176 @@
+"""Physical transcripts: read `T_MS lift SQ` / `T_MS place SQ` files and play them through the
+firmware's scanner period, debouncer, referee and display, as the board would (SPEC section 5).
+
+Used by tools/replay.py, the tests and the transcript generator. Host-side (CPython) only.
+"""
+import os
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _p in (os.path.join(_ROOT, "firmware"), os.path.join(_ROOT, "tools", "shims")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import config  # noqa: E402
+from core import signals  # noqa: E402
+from core.debounce import DeferPerSquare  # noqa: E402
+from core.display import Display  # noqa: E402
+from core.game import Game  # noqa: E402
+from core.pipeline import feed_scan  # noqa: E402
+from core.position import STARTING_FEN, FenError, Position, parse_square, square_name  # noqa: E402
+from core.referee import CASUAL, STRICT, Referee, event_text  # noqa: E402
+
+SETTINGS = config.Settings()
+# After the last transition, keep scanning this long so that a pending commit or error comes out.
+TAIL_MS = 3000
+
+
+class TranscriptError(ValueError):
+    """A transcript that cannot be read; the message names the line."""
+
+
+def parse(text, fen=None, mode=None):
+    """(fen, mode, [(t_ms, occupied, square), ...]) from transcript text. fen/mode given here
+    override the file's @fen/@mode headers."""
+    file_fen = None
+    file_mode = None
+    events = []
+    last_t = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("@"):
+            key, _, value = line.partition(" ")
+            value = value.strip()
+            if key == "@fen":
+                file_fen = value
+            elif key == "@mode":
+                if value not in (STRICT, CASUAL):
+                    raise TranscriptError("line %d: @mode must be strict or casual, not %r" % (number, value))
+                file_mode = value
+            else:
+                raise TranscriptError("line %d: unknown header %r (use @fen or @mode)" % (number, key))
+            continue
+        words = line.split()
+        if len(words) != 3:
+            raise TranscriptError("line %d: expected 'T_MS lift SQ' or 'T_MS place SQ', got %r" % (number, line))
+        t, action, sq = words
+        try:
+            t_ms = int(t)
+        except ValueError:
+            raise TranscriptError("line %d: time %r is not a whole number of milliseconds" % (number, t))
+        if t_ms < last_t:
+            raise TranscriptError("line %d: time %d goes back before %d" % (number, t_ms, last_t))
+        if action not in ("lift", "place"):
+            raise TranscriptError("line %d: %r is neither lift nor place" % (number, action))
+        try:
+            square = parse_square(sq.lower())
+        except ValueError:
+            raise TranscriptError("line %d: %r is not a square" % (number, sq))
+        last_t = t_ms
+        events.append((t_ms, 1 if action == "place" else 0, square))
+    fen = fen or file_fen or STARTING_FEN
+    try:
+        Position(fen)
+    except FenError as e:
+        raise TranscriptError("bad FEN %r: %s" % (fen, e))
+    return fen, mode or file_mode or STRICT, events
+
+
+def frame_text(frame):
+    """`a1:quiet e4:capture ...` for the squares that are lit."""
+    return " ".join("%s:%s" % (square_name(sq), signals.NAMES[frame[sq]]) for sq in range(64) if frame[sq])
+
+
+class Board:
+    """The firmware's pure pipeline with a physical board in front of it, on a simulated clock."""
+
+    def __init__(self, fen=STARTING_FEN, mode=STRICT, settings=SETTINGS):
+        self.settings = settings
+        self.period = settings.scan_period_ms
+        self.debouncer = DeferPerSquare(settings.debounce_ms)
+        self.referee = Referee(Game(fen), mode)
+        self.referee.commit_ms = settings.commit_delay_ms
+        self.display = Display()
+        self.raw = bytearray(64)
+        self.referee.game.position.occupancy_into(self.raw)
+        self.now = 0
+        self.debouncer.reset(self.raw, 0)
+        self.referee.start(self.raw, 0)
+        self.frame = bytes(self.display.render(self.referee))
+
+    def scan_until(self, t_ms, on_output=None, on_frame=None):
+        """Scan every period up to t_ms; report output events and changed LED frames."""
+        ref = self.referee
+        while self.now + self.period <= t_ms:
+            self.now += self.period
+            before = len(ref.out)
+            n = feed_scan(self.debouncer, ref, self.raw, self.now)
+            if len(ref.out) > before and on_output:
+                for ev in ref.out[before:]:
+                    on_output(self.now, ev)
+            if n or len(ref.out) > before or on_frame:
+                frame = bytes(self.display.render(ref))
+                if frame != self.frame:
+                    self.frame = frame
+                    if on_frame:
+                        on_frame(self.now, frame)
+
+    def apply(self, occupied, square):
+        self.raw[square] = occupied
+
+
+def run(fen, mode, events, leds=False):
+    """Play a parsed transcript; returns the output lines (SPEC section 5)."""
+    board = Board(fen, mode)
+    lines = []
+
+    def output(t, ev):
+        lines.append(event_text(ev))
+
+    def frame(t, f):
+        lines.append("leds %d %s" % (t, frame_text(f)))
+
+    on_frame = frame if leds else None
+    if leds:
+        lines.append("leds 0 %s" % frame_text(board.frame))
+    for t, occupied, square in events:
+        board.scan_until(t, output, on_frame)
+        board.apply(occupied, square)
+    end = (events[-1][0] if events else 0) + TAIL_MS
+    board.scan_until(end, output, on_frame)
+    lines.append("fen " + board.referee.game.fen())
+    return lines
+
+
+def run_uci(fen, moves):
+    """Moves straight to the rules core; returns the output lines."""
+    game = Game(fen)
+    lines = []
+    for text in moves:
+        if game.is_over():
+            lines.append("error game-over %s %s" % (text[0:2], text[2:4]))
+            continue
+        try:
+            move = game.position.parse_uci(text if len(text) == 5 else text + "q")
+        except ValueError:
+            move = 0
+        if not move:
+            try:
+                move = game.position.parse_uci(text)
+            except ValueError:
+                lines.append("error illegal %s %s" % (text[0:2], text[2:4]))
+                continue
+        claims = game.claims
+        game.push(move)
+        from core.position import move_uci
+
+        lines.append("move " + move_uci(move))
+        for c in game.claims:
+            if c not in claims:
+                lines.append("claim " + c)
+        if game.is_over():
+            lines.append("end %s %s" % (game.result, game.reason))
+    lines.append("fen " + game.fen())
+    return lines
