@@ -117,6 +117,7 @@ class Referee:
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
         self._claims = ()
+        self.version = 0  # counts changes of what the board should show, so the LEDs redraw only then
         self._sync_base()
         self.occ[:] = self.base
 
@@ -130,14 +131,19 @@ class Referee:
 
     def new_game(self, fen=STARTING_FEN, now=0):
         """Start a game from a position; the board is guided to it if it differs (SETUP)."""
-        self.game = Game(fen)
+        self.load_game(Game(fen), now)
+
+    def load_game(self, game, now=0):
+        """Carry on with a game (a saved one after power-up, or one set from the PC). While the board
+        differs from its position the LEDs guide the pieces there (SETUP); then play resumes."""
+        self.game = game
         self._reset_turn()
         self._sync_base()
-        self.prev[:] = self.base
+        self._set_prev()
         self.remote = 0
-        self._claims = ()
+        self._claims = game.claims
         self.promotion_square = -1
-        self.phase = SETUP if self.occ != self.base else PLAY
+        self.phase = OVER if game.is_over() else SETUP if self.occ != self.base else PLAY
         self.last_change = now
         self._recompute()
 
@@ -223,6 +229,7 @@ class Referee:
 
     def _recompute(self):
         """Compare the board with the game and decide what it shows."""
+        self.version += 1
         base = self.base
         occ = self.occ
         emptied = self.emptied
@@ -465,6 +472,7 @@ class Referee:
         if self.mode != STRICT or self.phase != PLAY or sq in self.touched or not self.base[sq]:
             return
         self.touched.append(sq)
+        self.version += 1
 
     def obligation(self):
         """Touch-move: (kind, square) the player must honour, or None.
@@ -573,15 +581,7 @@ class Referee:
     def _after_position_change(self, keep_touches=False):
         game = self.game
         self._sync_base()
-        if game.moves:
-            # prev must be the occupancy before the last move even after an undo.
-            pos = game.position
-            last = game.last_move()
-            pos.unmake()
-            pos.occupancy_into(self.prev)
-            pos.make(last)
-        else:
-            self.prev[:] = self.base
+        self._set_prev()
         self._reset_turn()
         if game.is_over():
             if self.phase != OVER:
@@ -595,6 +595,18 @@ class Referee:
                 self.out.append(("claim", c))
         self._claims = claims
         self._recompute()
+
+    def _set_prev(self):
+        """prev = the occupancy before the last move (what a takeback must set up)."""
+        game = self.game
+        if game.moves:
+            pos = game.position
+            last = game.last_move()
+            pos.unmake()
+            pos.occupancy_into(self.prev)
+            pos.make(last)
+        else:
+            self.prev[:] = self.base
 
     def _reset_turn(self):
         self.touched = []
@@ -626,6 +638,7 @@ class Referee:
         error = (kind, squares)
         if error != self.error:
             self.error = error
+            self.version += 1
             if self.phase == PLAY:
                 self.out.append(("error", kind, squares))
 

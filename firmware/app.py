@@ -1,0 +1,153 @@
+# The board's main loop body: scan -> debounce -> referee -> display -> LEDs, one step per scan.
+#
+# Hardware comes in already built (main.py on the Pico, hardware/fake.py in tests and simulators),
+# so this file runs the same on a Pico, on a PC and in the browser simulator. Time is passed in.
+from core.debounce import DeferPerSquare
+from core.display import Display
+from core.game import Game
+from core.pipeline import feed_scan
+from core.position import square_name
+from core.referee import SETUP, Referee, event_text
+
+# A square that reads occupied where the game has no piece, and has not changed for this long while
+# the board shows the error, is reported as a possible stuck switch (or a stray piece).
+STUCK_MS = 8000
+
+
+class App:
+    """One chessboard: a matrix scanner, LEDs, optionally a store for the game, wired to the core.
+
+    matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional).
+    leds.show(frame, now_ms).
+    store: save(game, mode) and load() -> (fen, [uci...], mode) or None (firmware/store.py).
+    console(text): where messages for a person go (the USB serial console on the Pico)."""
+
+    def __init__(self, settings, matrix, leds, store=None, console=None):
+        self.settings = settings
+        self.matrix = matrix
+        self.leds = leds
+        self.store = store
+        self.console = console or (lambda text: None)
+        self.debouncer = DeferPerSquare(settings.debounce_ms)
+        self.referee = Referee(Game(), settings.mode)
+        self.referee.commit_ms = settings.commit_delay_ms
+        self.display = Display()
+        self.frame = self.display.frame
+        self.listeners = []  # callables(event) told of every referee event (the USB link)
+        self.faults = []  # squares the hardware checks flag
+        self._version = -1
+        self._changed_at = [0] * 64  # when each square last changed, for the stuck-switch check
+        self._stuck_reported = -1
+        self._stuck_checked = 0
+        self.steps = 0
+
+    def start(self, now):
+        """Power-up: read the board, resume the saved game or start one, light the LEDs."""
+        raw = self.matrix.scan()
+        self.debouncer.reset(raw, now)
+        ref = self.referee
+        ref.start(raw, now)
+        game = None
+        if self.store is not None:
+            try:
+                saved = self.store.load()
+            except ValueError as e:
+                self.console("saved game unreadable, starting a new game: %s" % e)
+                saved = None
+            if saved is not None:
+                fen, moves, mode = saved
+                try:
+                    game = Game(fen)
+                    for uci in moves:
+                        game.push_uci(uci)
+                    ref.set_mode(mode)
+                    self.console("resuming the saved game after %d moves" % len(moves))
+                except ValueError as e:
+                    self.console("saved game does not replay, starting a new game: %s" % e)
+                    game = None
+        ref.load_game(game or Game(), now)
+        if ref.phase == SETUP:
+            self.console("set up the position: the LEDs show where pieces must go")
+        self._check_matrix(now)
+        self._show(now)
+
+    def step(self, now):
+        """One scan period: read the switches, feed the core, save, tell listeners, redraw."""
+        ref = self.referee
+        raw = self.matrix.scan()
+        n = feed_scan(self.debouncer, ref, raw, now)
+        if n:
+            state = self.debouncer.changed
+            for i in range(n):
+                self._changed_at[state[i]] = now
+        if ref.out:
+            self._dispatch()
+        if n and self.matrix_fault():
+            self._check_matrix(now)
+        if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
+            self._stuck_checked = now
+            self._check_stuck(now)
+        self._show(now)
+        self.steps += 1
+        return n
+
+    def matrix_fault(self):
+        fault = getattr(self.matrix, "fault", None)
+        return fault() if fault else False
+
+    def _dispatch(self):
+        ref = self.referee
+        events = ref.out
+        save = False
+        for ev in events:
+            if ev[0] in ("move", "undo", "promote", "new", "end"):
+                save = True
+            for listener in self.listeners:
+                listener(ev)
+            if ev[0] == "error":
+                self.console(event_text(ev))
+        while events:
+            events.pop()
+        if save and self.store is not None:
+            try:
+                self.store.save(ref.game, ref.mode)
+            except OSError as e:
+                self.console("could not save the game: %s" % e)
+
+    def _show(self, now):
+        ref = self.referee
+        if ref.version != self._version:
+            self._version = ref.version
+            self.display.render(ref, self.faults)
+        self.leds.show(self.frame, now)
+
+    def redraw(self):
+        """Something outside the referee changed (a PC move to show, a fault): redraw next step."""
+        self._version = -1
+
+    def _check_matrix(self, now):
+        if self.matrix_fault():
+            files = getattr(self.matrix, "stuck_files", 0)
+            self.console(
+                "switch matrix fault: %s (check for a short or a dead column/row)"
+                % ("columns " + "".join("abcdefgh"[f] for f in range(8) if files >> f & 1) if files else "too many closed switches")
+            )
+
+    def _check_stuck(self, now):
+        """A square that reads occupied where the game has none, unchanged for STUCK_MS."""
+        ref = self.referee
+        for sq in ref.filled:
+            if now - self._changed_at[sq] >= STUCK_MS and sq != self._stuck_reported:
+                self._stuck_reported = sq
+                self.console(
+                    "%s reads occupied but should be empty: remove the piece, or the reed switch is stuck closed"
+                    % square_name(sq)
+                )
+                if sq not in self.faults:
+                    self.faults.append(sq)
+                self.redraw()
+        # A fault clears once the square reads right again.
+        for sq in list(self.faults):
+            if ref.occ[sq] == ref.base[sq]:
+                self.faults.remove(sq)
+                self.redraw()
