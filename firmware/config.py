@@ -1,0 +1,380 @@
+# Board settings: defaults for a Raspberry Pi Pico build, overridable by a JSON file on the Pico.
+#
+# The defaults describe the wiring in hardware/pinout.md (host_tests/test_pinout.py keeps the two
+# in step). A builder who wired differently, or wants other timings, puts only the keys that differ
+# in a JSON object in board.json on the Pico, e.g. {"led_type": "max7219", "brightness": 80}.
+# Every key is checked: an unknown key, a wrong type, a value out of range, a GPIO used twice or
+# columns that are not consecutive raise SettingsError naming the key. load_or_default() is for
+# main.py: a broken board.json must never stop the board, which then starts on the defaults and
+# prints the reason on the USB console.
+#
+# Squares: row_pins[r] drives rank r+1 and column_pins[f] reads file "abcdefgh"[f], so the switch
+# at (r, f) is square 8*r + f (a1 = 0 ... h8 = 63).
+import json
+from micropython import const
+
+# RP2040 SIO GPIO_IN: one 32-bit read returns the input level of GPIO 0-29, so the 8 columns on
+# consecutive GPIOs are read in one access: (machine.mem32[SIO_GPIO_IN] >> column_base) & 0xFF.
+# Keep the address here and nowhere else. On the RP2350 (Pico 2) GPIO_IN is still SIO_BASE + 0x004
+# = 0xd0000004, but the output and output-enable registers moved (GPIO_OUT_SET 0x014 -> 0x018,
+# GPIO_OE 0x020 -> 0x030) and bits 30-31 are real GPIOs on the RP2350B: check the datasheet before
+# adding any other SIO address. The address is 2**30 or more, so it is a heap int on the Pico; the
+# const() makes it one constant object in the bytecode, and the value read (GPIO 0-29, below
+# 2**30) stays a small int, so a scan allocates nothing.
+SIO_GPIO_IN = const(0xD0000004)
+
+DEFAULT_PATH = "board.json"
+
+# GPIOs on the Pico's 40-pin header. 23 (regulator mode), 24 (VBUS sense), 25 (on-board LED) and
+# 29 (VSYS/3 for the ADC) are wired on the board itself and never reach the header.
+HEADER_GPIOS = (
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 26, 27, 28,
+)  # fmt: skip
+ONBOARD_LED_GPIO = const(25)
+
+LED_TYPES = ("ws2812", "max7219")
+LED_CHAINS = ("serpentine", "rows")
+MODES = ("strict", "casual")
+PROMOTION_PIECES = ("q", "r", "b", "n")
+FILES = "abcdefgh"
+
+# SPEC section 3: a board that matches a legal move commits it within 500 ms of its last transition.
+COMMIT_LIMIT_MS = const(500)
+
+# Kinds of value.
+_INT = const(0)  # whole number in [low, high]
+_PIN = const(1)  # one header GPIO
+_PINS = const(2)  # list of 8 header GPIOs
+_CHOICE = const(3)  # one of the strings in `low`
+_PATH = const(4)  # file name on the Pico, or null for none
+_LED_PIN = const(5)  # the status LED: 25, a header GPIO, "LED" (Pico W) or null
+_OPT_PIN = const(6)  # one header GPIO, or null when not wired
+
+# (key, kind, default, low or choices, high). The order is the order of as_dict() and of the checks,
+# so the first error reported is the same on CPython and MicroPython.
+FIELDS = (
+    # Pins: see hardware/pinout.md for why each one sits where it does.
+    ("row_pins", _PINS, (14, 15, 16, 17, 18, 19, 20, 21), None, None),
+    ("column_pins", _PINS, (2, 3, 4, 5, 6, 7, 8, 9), None, None),
+    ("led_pin", _PIN, 22, None, None),
+    ("spi_id", _INT, 1, 0, 1),
+    ("spi_sck", _PIN, 10, None, None),
+    ("spi_mosi", _PIN, 11, None, None),
+    ("spi_miso", _OPT_PIN, 12, None, None),  # null when MAX7219 DOUT is not wired back
+    ("spi_cs", _PIN, 13, None, None),
+    # The MAX7219 takes 10 MHz; 1 MHz leaves margin for the 74AHCT125, long wires and the
+    # resistor divider on DOUT, and 8 register writes still take well under 1 ms.
+    ("spi_baudrate", _INT, 1000000, 10000, 10000000),
+    ("status_led_pin", _LED_PIN, ONBOARD_LED_GPIO, None, None),
+    # LEDs: see hardware/leds.md.
+    ("led_type", _CHOICE, "ws2812", LED_TYPES, None),
+    ("led_chain", _CHOICE, "serpentine", LED_CHAINS, None),
+    # 0-255 scale for every colour channel; the MAX7219 uses brightness >> 4 as its 16-step
+    # intensity. 48 is readable under a thin board top and keeps 64 white LEDs near 0.7 A.
+    ("brightness", _INT, 48, 0, 255),
+    # Budget for the WS2812B chain, its quiescent 1 mA per LED included: 1500 mA leaves 500 mA of a
+    # 5 V / 2 A supply for the Pico and the level shifter. The driver scales a frame down to it.
+    ("current_cap_ma", _INT, 1500, 100, 10000),
+    # Current of one colour channel at value 255: 20 mA for a WS2812B-5050 (60 mA full white).
+    ("led_channel_ma", _INT, 20, 1, 60),
+    # Game.
+    ("mode", _CHOICE, "strict", MODES, None),
+    ("promotion_piece", _CHOICE, "q", PROMOTION_PIECES, None),
+    # Timings.
+    ("scan_period_ms", _INT, 5, 1, 50),
+    # Reed contacts bounce 0.5-2 ms and a hand lowering a magnet chatters longer: a square is
+    # reported after it held one level for debounce_ms (two scans at the defaults).
+    ("debounce_ms", _INT, 10, 0, 200),
+    # After a row is pulled low the column lines need a few microseconds to settle: 4.7 kOhm
+    # against about 100 pF of wiring is 0.5 us, the Pico's internal 50-80 kOhm pull-ups ten times
+    # that. See hardware/schematic.md.
+    ("settle_us", _INT, 10, 0, 1000),
+    # A placement undone within this time never becomes a move (SPEC section 3: slides, swaps).
+    ("slide_window_ms", _INT, 150, 0, 400),
+    # Quiet time after the last transition before a matching move is committed. It must outlast
+    # the slide window, and debounce + commit + one scan must stay within the 500 ms of SPEC 3.
+    ("commit_delay_ms", _INT, 200, 0, COMMIT_LIMIT_MS),
+    # Where the game in progress is saved so a power cut does not lose it.
+    ("save_path", _PATH, "game.sav", None, None),
+)
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; .key names it (e.g. "row_pins[3]" or "brightness")."""
+
+    def __init__(self, key, problem):
+        super().__init__(key + ": " + problem)
+        self.key = key
+
+
+def _show(value):
+    # JSON spelling in messages, since that is what the builder typed.
+    try:
+        return json.dumps(value)
+    except Exception:  # noqa: BLE001 - a value json cannot spell is still worth showing
+        return repr(value)
+
+
+def _whole(key, value):
+    # bool is its own type on MicroPython, an int on CPython; `type(v) is int` rejects it on both.
+    if type(value) is not int:
+        raise SettingsError(key, "must be a whole number, got " + _show(value))
+    return value
+
+
+def _gpio(key, value):
+    _whole(key, value)
+    if value not in HEADER_GPIOS:
+        raise SettingsError(
+            key, "GPIO %d is not on the Pico's header (usable: 0-22, 26-28)" % value
+        )
+    return value
+
+
+def _pins(key, value):
+    if type(value) not in (list, tuple) or len(value) != 8:
+        raise SettingsError(key, "must be a list of 8 GPIO numbers, got " + _show(value))
+    for i in range(8):
+        _gpio("%s[%d]" % (key, i), value[i])
+    return tuple(value)
+
+
+def _choice(key, value, choices):
+    if type(value) is not str or value not in choices:
+        raise SettingsError(
+            key, "must be one of " + ", ".join(_show(c) for c in choices) + "; got " + _show(value)
+        )
+    return value
+
+
+def _value(key, kind, value, low, high):
+    # Check one value by its kind and return it in the form Settings keeps (lists become tuples).
+    if kind == _INT:
+        _whole(key, value)
+        if value < low or value > high:
+            raise SettingsError(key, "must be %d to %d, got %d" % (low, high, value))
+        return value
+    if kind == _PIN:
+        return _gpio(key, value)
+    if kind == _OPT_PIN:
+        return None if value is None else _gpio(key, value)
+    if kind == _PINS:
+        return _pins(key, value)
+    if kind == _CHOICE:
+        return _choice(key, value, low)
+    if kind == _PATH:
+        if value is None:
+            return None
+        if type(value) is not str or not value or len(value) > 64 or "\n" in value:
+            raise SettingsError(key, "must be a file name (1-64 characters) or null")
+        return value
+    # _LED_PIN
+    if value is None or value == "LED":
+        return value
+    if value == ONBOARD_LED_GPIO and type(value) is int:
+        return value
+    return _gpio(key, value)
+
+
+def _did_you_mean(key):
+    # The closest known key by shared leading characters, for typos like "brightnes".
+    best = ""
+    best_len = 2  # need 3 shared characters to suggest anything
+    for field in FIELDS:
+        name = field[0]
+        n = 0
+        while n < len(name) and n < len(key) and name[n] == key[n]:
+            n += 1
+        if n > best_len:
+            best, best_len = name, n
+    return best
+
+
+class Settings:
+    """All settings as plain attributes, named like the JSON keys, plus column_base."""
+
+    def __init__(self):
+        for key, kind, default, low, high in FIELDS:
+            setattr(self, key, default)
+        self.column_base = self.column_pins[0]
+
+    def copy(self):
+        other = Settings()
+        for field in FIELDS:
+            setattr(other, field[0], getattr(self, field[0]))
+        other.column_base = self.column_base
+        return other
+
+    def as_dict(self):
+        out = {}
+        for field in FIELDS:
+            value = getattr(self, field[0])
+            out[field[0]] = list(value) if type(value) is tuple else value
+        return out
+
+    def updated(self, overrides):
+        """A new Settings: this one with the JSON object `overrides` laid over it, all checked."""
+        if type(overrides) is not dict:
+            raise SettingsError(
+                "(top level)", "must be a JSON object {...}, got " + _show(overrides)
+            )
+        # Unknown keys first, in sorted order: dict order differs between CPython and MicroPython.
+        for key in sorted(overrides):
+            if type(key) is not str:
+                raise SettingsError(str(key), "unknown setting")
+            if key == "column_base":
+                continue
+            known = False
+            for field in FIELDS:
+                if field[0] == key:
+                    known = True
+                    break
+            if not known:
+                hint = _did_you_mean(key)
+                raise SettingsError(
+                    key,
+                    "unknown setting" + (" (did you mean %s?)" % _show(hint) if hint else ""),
+                )
+        new = self.copy()
+        for key, kind, default, low, high in FIELDS:
+            if key in overrides:
+                setattr(new, key, _value(key, kind, overrides[key], low, high))
+        if "column_base" in overrides:
+            # Shorthand for 8 consecutive column GPIOs; must agree with column_pins if both given.
+            base = _whole("column_base", overrides["column_base"])
+            if base < 0 or base > 15:
+                # GPIO 23 and up are not all on the header, so base + 7 must stay at or below 22.
+                raise SettingsError(
+                    "column_base", "must be 0 to 15 (columns on GPIO base to base+7)"
+                )
+            pins = tuple(range(base, base + 8))
+            if "column_pins" in overrides and new.column_pins != pins:
+                raise SettingsError("column_base", "disagrees with column_pins; give only one")
+            new.column_pins = _pins("column_base", pins)
+        new.column_base = new.column_pins[0]
+        new.check()
+        return new
+
+    def check(self):
+        """Checks across keys; raises SettingsError naming the key at fault."""
+        cols = self.column_pins
+        for i in range(1, 8):
+            if cols[i] != cols[0] + i:
+                raise SettingsError(
+                    "column_pins",
+                    "must be 8 consecutive GPIOs in file order a-h, read in one GPIO_IN access; "
+                    "column_pins[%d] is %d, expected %d" % (i, cols[i], cols[0] + i),
+                )
+        self._check_spi()
+        self._check_unique()
+        if self.commit_delay_ms < self.slide_window_ms:
+            raise SettingsError(
+                "commit_delay_ms",
+                "must be at least slide_window_ms (%d), else a slide commits the square it crosses"
+                % self.slide_window_ms,
+            )
+        total = self.debounce_ms + self.commit_delay_ms + self.scan_period_ms
+        if total > COMMIT_LIMIT_MS:
+            raise SettingsError(
+                "commit_delay_ms",
+                "debounce_ms + commit_delay_ms + scan_period_ms = %d ms, over the %d ms in which "
+                "SPEC 3 promises a commit" % (total, COMMIT_LIMIT_MS),
+            )
+        if 8 * self.settle_us > 500 * self.scan_period_ms:
+            raise SettingsError(
+                "settle_us",
+                "8 rows x %d us is over half the %d ms scan period"
+                % (self.settle_us, self.scan_period_ms),
+            )
+
+    def _check_spi(self):
+        # RP2040 function table: GPIO n belongs to SPI block (n >> 3) & 1, and n % 4 gives its role:
+        # 0 RX (MISO), 1 CSn, 2 SCK, 3 TX (MOSI). CS is driven as a plain GPIO, so any pin will do.
+        for key, role, name in (
+            ("spi_sck", 2, "SCK"),
+            ("spi_mosi", 3, "TX (MOSI)"),
+            ("spi_miso", 0, "RX (MISO)"),
+        ):
+            pin = getattr(self, key)
+            if pin is None:
+                continue
+            if (pin >> 3) & 1 != self.spi_id or pin % 4 != role:
+                options = [p for p in HEADER_GPIOS if (p >> 3) & 1 == self.spi_id and p % 4 == role]
+                raise SettingsError(
+                    key,
+                    "GPIO %d cannot be SPI%d %s; that is GPIO %s"
+                    % (pin, self.spi_id, name, " or ".join(str(p) for p in options)),
+                )
+
+    def _check_unique(self):
+        used = {}  # GPIO -> the key that took it
+        for key, pin in self.pin_uses():
+            if type(pin) is not int:
+                continue
+            if pin in used:
+                raise SettingsError(key, "GPIO %d is already used by %s" % (pin, used[pin]))
+            used[pin] = key
+
+    def pin_uses(self):
+        """(key, GPIO) for every configured pin, e.g. ("row_pins[0]", 14); None when not wired."""
+        out = []
+        for i in range(8):
+            out.append(("row_pins[%d]" % i, self.row_pins[i]))
+        for i in range(8):
+            out.append(("column_pins[%d]" % i, self.column_pins[i]))
+        for key in ("led_pin", "spi_sck", "spi_mosi", "spi_miso", "spi_cs", "status_led_pin"):
+            out.append((key, getattr(self, key)))
+        return out
+
+
+def from_json(text, base=None):
+    """Settings from JSON text laid over `base` (default: the defaults). Raises SettingsError."""
+    try:
+        overrides = json.loads(text)
+    except ValueError as e:
+        raise SettingsError("(file)", "not valid JSON (%s)" % e)
+    return (base or Settings()).updated(overrides)
+
+
+def load(path_or_text):
+    """Settings from a JSON file, or from JSON text if the argument starts with "{".
+
+    Raises SettingsError for bad settings and OSError when the file cannot be read."""
+    text = path_or_text
+    if not text.lstrip().startswith("{"):
+        with open(path_or_text) as f:
+            text = f.read()
+    return from_json(text)
+
+
+def load_or_default(path=DEFAULT_PATH):
+    """(settings, None) from `path`, or (defaults, message) if it is unreadable or invalid.
+
+    A missing file is normal (the defaults match hardware/pinout.md) and gives no message."""
+    try:
+        return load(path), None
+    except SettingsError as e:
+        return Settings(), "%s: %s; starting with the default settings" % (path, e)
+    except OSError as e:
+        if e.args and e.args[0] == 2:  # ENOENT: no board.json
+            return Settings(), None
+        return Settings(), "%s: cannot read (%s); starting with the default settings" % (path, e)
+    except Exception as e:  # noqa: BLE001 - bytes that are not UTF-8, a file too big for the heap:
+        # whatever is in the file, the board must still start.
+        return Settings(), "%s: unusable (%r); starting with the default settings" % (path, e)
+
+
+def chain_squares(order):
+    """bytes(64): the square of each WS2812B in chain order (first LED at a1).
+
+    "serpentine": rank 1 a->h, rank 2 h->a, rank 3 a->h ... (short wires between ranks);
+    "rows": every rank a->h, so LED n is square n (a long return wire from h to a)."""
+    if order not in LED_CHAINS:
+        raise ValueError("unknown LED chain order: %s" % order)
+    out = bytearray(64)
+    for n in range(64):
+        rank, f = n >> 3, n & 7
+        if order == "serpentine" and rank & 1:
+            f = 7 - f
+        out[n] = 8 * rank + f
+    return bytes(out)

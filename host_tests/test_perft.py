@@ -1,0 +1,169 @@
+"""Perft node counts: the standard positions and the suites in ../shared/data/perft/ when present."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from core.position import Position, move_uci
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUITES = os.path.join(ROOT, "..", "shared", "data", "perft")
+
+# (FEN, node counts from depth 1) - chessprogramming.org "Perft Results".
+STANDARD = [
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", [20, 400, 8902, 197281]),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", [48, 2039, 97862]),
+    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", [14, 191, 2812, 43238, 674624]),
+    ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", [6, 264, 9467, 422333]),
+    ("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1", [6, 264, 9467, 422333]),
+    ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", [44, 1486, 62379]),
+    ("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", [46, 2079, 89890]),
+]
+
+# Counts in tricky.perft that assume Chess960 castling: there `q` with the king on h8 names the
+# a8 rook, which standard chess cannot castle with (the right is dropped when the FEN is loaded, as
+# python-chess does). Our count is checked against python-chess's standard-chess count instead.
+CHESS960_COUNTS = {"asymmetrical-and-king-on-h": {3: 3660, 4: 64409, 5: 1310762}}
+
+
+def standard_cases():
+    for fen, counts in STANDARD:
+        for depth, count in enumerate(counts, 1):
+            yield pytest.param(fen, depth, count, id="%s-d%d" % (fen.split()[0][:12], depth))
+
+
+@pytest.mark.parametrize("fen,depth,count", list(standard_cases()))
+def test_standard_positions(fen, depth, count):
+    position = Position(fen)
+    assert position.perft(depth) == count
+    assert position.perft_bulk(depth) == count
+    assert position.fen() == Position(fen).fen(), "make/unmake left the position changed"
+
+
+def read_epd_suite(path, max_depth=3):
+    for line in open(path):
+        parts = [p.strip() for p in line.strip().split(";")]
+        if not parts[0]:
+            continue
+        for item in parts[1:]:
+            depth, count = item.split()
+            depth = int(depth[1:])
+            if depth <= max_depth:
+                yield parts[0], depth, int(count)
+
+
+def read_tricky(path):
+    name = fen = None
+    for line in open(path):
+        line = line.strip()
+        if line.startswith("id "):
+            name = line[3:]
+        elif line.startswith("epd "):
+            fen = line[4:]
+        elif line.startswith("perft ") and not name.startswith("xfen"):
+            # xfen-* are Chess960 castling positions, not standard chess (see the suite's README).
+            _, depth, count = line.split()
+            yield name, fen, int(depth), int(count)
+
+
+@pytest.mark.skipif(not os.path.isdir(SUITES), reason="../shared/data/perft is not present")
+def test_perftsuite_epd():
+    path = os.path.join(SUITES, "perftsuite.epd")
+    checked = 0
+    for fen, depth, count in read_epd_suite(path):
+        assert Position(fen).perft_bulk(depth) == count, "%s depth %d" % (fen, depth)
+        checked += 1
+    assert checked >= 300
+
+
+@pytest.mark.skipif(not os.path.isdir(SUITES), reason="../shared/data/perft is not present")
+def test_tricky_perft():
+    chess = pytest.importorskip("chess")
+    checked = 0
+    for name, fen, depth, count in read_tricky(os.path.join(SUITES, "tricky.perft")):
+        if depth in CHESS960_COUNTS.get(name, {}):
+            board = chess.Board(fen)
+
+            def perft(b, d):
+                if d == 0:
+                    return 1
+                n = 0
+                for m in b.legal_moves:
+                    b.push(m)
+                    n += perft(b, d - 1)
+                    b.pop()
+                return n
+
+            want = CHESS960_COUNTS[name][depth]
+            if depth <= 3:
+                assert perft(board, depth) == want, "python-chess disagrees with the standard count"
+            count = want
+        assert Position(fen).perft_bulk(depth) == count, "%s depth %d" % (name, depth)
+        checked += 1
+    assert checked >= 30
+
+
+def test_divide_matches_python_chess():
+    chess = pytest.importorskip("chess")
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    position = Position(fen)
+    board = chess.Board(fen)
+    for m in position.legal_moves():
+        position.make(m)
+        board.push_uci(move_uci(m))
+        assert position.perft(2) == sum(1 for m1 in board.legal_moves for _ in _children(board, m1))
+        position.unmake()
+        board.pop()
+
+
+def _children(board, move):
+    board.push(move)
+    moves = list(board.legal_moves)
+    board.pop()
+    return moves
+
+
+def run_tool(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "perft.py")] + list(args), capture_output=True, text=True)
+
+
+def test_perft_tool_prints_count_last():
+    r = run_tool("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "3")
+    assert r.returncode == 0
+    assert r.stdout.splitlines() == ["8902"]
+
+
+def test_perft_tool_divide():
+    r = run_tool("--divide", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", "2")
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0
+    assert len(lines) == 49 and lines[-1] == "2039"
+    assert "e1g1: 43" in lines and "e1c1: 43" in lines
+    assert sum(int(line.split(": ")[1]) for line in lines[:-1]) == 2039
+
+
+def test_perft_tool_on_micropython():
+    micropython = os.path.join(ROOT, ".venv", "bin", "micropython")
+    if not os.path.exists(micropython):
+        pytest.fail("no MicroPython in .venv: make test installs it")
+    r = run_tool("--runtime", "micropython", "--divide", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "3")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "2812" and len(lines) == 15
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["not a fen", "2"], "6 fields"),
+        (["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "x"], "depth"),
+        (["8/8/8/8/8/8/8/8 w - - 0 1", "1"], "white kings"),
+        (["--runtime", "java", "8/8/8/8/8/8/8/8 w - - 0 1", "1"], "--runtime"),
+    ],
+)
+def test_perft_tool_rejects_bad_input(args, message):
+    r = run_tool(*args)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert message in r.stderr
