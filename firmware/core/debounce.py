@@ -1,4 +1,4 @@
-# Per-square debouncing of the reed matrix: a square's change is reported once its raw reading has held steady.
+# Per-square debouncing of the reed matrix: a change is reported once the raw reading has held steady.
 #
 # Named by behaviour like QMK's quantum/debounce/sym_defer_pk.c: symmetric (lifts and places wait
 # alike), deferred (nothing is reported until the reading has been stable for debounce_ms), per

@@ -1,4 +1,4 @@
-# Time-table tests of core/debounce.py (QMK style): contact signals in, scans at a fixed period, reported events out.
+# Time-table tests of core/debounce.py (QMK style): contact signals in, scans at a period, events out.
 #
 # Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/run_portable.py).
 # A table lists what the contact of a square really does, (t_ms, square, level) with 1 = closed

@@ -1,0 +1,379 @@
+# Fakes of machine.Pin, SPI, NeoPixel, a MAX7219 and the reed matrix, for the tests and the simulators.
+#
+# The host tests and the browser simulator (MicroPython WebAssembly) hand these to the real
+# drivers (hardware/matrix.py, ws2812.py, max7219.py) in place of the Pico's objects, so this
+# module imports nothing from machine and runs on CPython and MicroPython alike. The fakes
+# behave electrically, not just by recording calls: VirtualReedMatrix answers a column read with
+# exactly what the wires would show for the rows the scanner currently pulls low, FakeMax7219
+# shifts and latches SPI words like the chip. Their hot paths (a pin write, a column read, an SPI
+# write) allocate nothing, so the drivers' zero-allocation tests can run over them.
+from micropython import const
+
+_SQUARES = const(64)
+
+
+class FakePin:
+    """machine.Pin with the rp2 port's constants; value() reads `reader(pin)` when one is given.
+
+    `listener(pin)` is called after every change of the output value (the fake matrix and the
+    fake MAX7219 use it to see a row being selected or CS rising)."""
+
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    ALT = 3
+    PULL_UP = 1
+    PULL_DOWN = 2
+
+    def __init__(self, id=None, mode=-1, pull=-1, value=None, reader=None):
+        self.id = id
+        self.mode = FakePin.IN
+        self.pull = None
+        self._value = 1
+        self.reader = reader
+        self.listener = None
+        self.changes = 0  # output value changes, for tests
+        self.init(mode, pull, value=value)
+
+    def init(self, mode=-1, pull=-1, value=None):
+        if mode != -1:
+            self.mode = mode
+        if pull != -1:
+            self.pull = pull
+        if value is not None:
+            self.value(value)
+
+    def value(self, v=None):
+        if v is None:
+            if self.reader is not None:
+                return self.reader(self)
+            return self._value
+        v = 1 if v else 0
+        if v != self._value:
+            self._value = v
+            self.changes += 1
+            if self.listener is not None:
+                self.listener(self)
+        return None
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+    def high(self):
+        self.value(1)
+
+    def low(self):
+        self.value(0)
+
+    def driven_low(self):
+        # An output (push-pull or open-drain) writing 0 sinks current; anything else floats or drives high.
+        return self._value == 0 and (self.mode == FakePin.OUT or self.mode == FakePin.OPEN_DRAIN)
+
+    def __repr__(self):
+        return "FakePin(%r, mode=%d, value=%d)" % (self.id, self.mode, self._value)
+
+
+class FakeSPI:
+    """machine.SPI: write(), readinto(), write_readinto(), read().
+
+    MISO comes from `device` (an object with shift(byte) -> byte, e.g. FakeMax7219) or, with no
+    device, is the constant `miso_idle`: 0x00 or 0xFF is what a line with nothing driving it
+    reads through a pull-down or pull-up - the case MAX7219 self_test() must catch.
+    With record=True every write is also kept in self.log as bytes (allocates; tests only)."""
+
+    def __init__(self, device=None, miso_idle=0x00, record=False):
+        self.device = device
+        self.miso_idle = miso_idle
+        self.log = [] if record else None
+        self.bytes_out = 0  # bytes clocked out so far
+
+    def _shift(self, b):
+        self.bytes_out += 1
+        if self.device is not None:
+            return self.device.shift(b)
+        return self.miso_idle
+
+    def write(self, buf):
+        for b in buf:
+            self._shift(b)
+        if self.log is not None:
+            self.log.append(bytes(buf))
+
+    def write_readinto(self, out, into):
+        for i in range(len(out)):
+            into[i] = self._shift(out[i])
+        if self.log is not None:
+            self.log.append(bytes(out))
+
+    def readinto(self, buf, write=0x00):
+        for i in range(len(buf)):
+            buf[i] = self._shift(write)
+
+    def read(self, n, write=0x00):
+        buf = bytearray(n)
+        self.readinto(buf, write)
+        return bytes(buf)
+
+
+class FakeMax7219:
+    """A MAX7219 on a FakeSPI: a 16-bit shift register latched into its registers when CS rises.
+
+    DOUT gives back what was shifted in 16 clocks earlier (the daisy-chain output), so a word
+    followed by a no-op word reads the first word back on MISO. Registers as in the datasheet:
+    1-8 digit (row) data, 9 decode mode, 10 intensity, 11 scan limit, 12 shutdown, 15 display test.
+    Words written while CS is high are shifted but never latched, as on the chip."""
+
+    def __init__(self, cs):
+        self.cs = cs
+        cs.listener = self._cs_changed
+        self.registers = bytearray(16)  # power-up: all control registers 0 = shutdown, as the chip
+        self.latches = 0  # words latched, for tests
+        self._shift = 0
+
+    def shift(self, b):
+        out = self._shift >> 8
+        self._shift = ((self._shift << 8) | b) & 0xFFFF
+        return out
+
+    def _cs_changed(self, pin):
+        if pin._value == 1:  # rising edge: LOAD latches the last 16 bits shifted in
+            address = (self._shift >> 8) & 0x0F
+            self.registers[address] = self._shift & 0xFF
+            self.latches += 1
+
+    def row(self, rank):
+        return self.registers[1 + rank]
+
+    def lit(self):
+        """bytearray(8) of the rows the chip displays (all dark in shutdown or above the scan limit)."""
+        out = bytearray(8)
+        if self.registers[15] & 1:  # display test: every LED on
+            for r in range(8):
+                out[r] = 0xFF
+            return out
+        if not self.registers[12] & 1:
+            return out
+        for r in range(self.registers[11] % 8 + 1):
+            out[r] = self.registers[1 + r]
+        return out
+
+
+class FakeNeoPixel:
+    """neopixel.NeoPixel: buf in the strip's byte order (GRB for a WS2812B), ORDER, n, bpp, write().
+
+    write() copies buf to self.shown - what the LEDs display - and counts the writes."""
+
+    ORDER = (1, 0, 2, 3)  # as MicroPython's driver: red goes to byte 1, green to 0, blue to 2
+
+    def __init__(self, pin=None, n=_SQUARES, bpp=3, timing=1):
+        self.pin = pin
+        self.n = n
+        self.bpp = bpp
+        self.buf = bytearray(n * bpp)
+        self.shown = bytearray(n * bpp)
+        self.writes = 0
+
+    def __len__(self):
+        return self.n
+
+    def __setitem__(self, index, val):
+        offset = index * self.bpp
+        for i in range(self.bpp):
+            self.buf[offset + self.ORDER[i]] = val[i]
+
+    def __getitem__(self, index):
+        offset = index * self.bpp
+        return tuple(self.buf[offset + self.ORDER[i]] for i in range(self.bpp))
+
+    def fill(self, val):
+        for i in range(self.n):
+            self[i] = val
+
+    def write(self):
+        self.shown[:] = self.buf
+        self.writes += 1
+
+    def pixel(self, index):
+        """(r, g, b) the LED at `index` in the chain shows since the last write()."""
+        offset = index * self.bpp
+        o = self.ORDER
+        s = self.shown
+        return (s[offset + o[0]], s[offset + o[1]], s[offset + o[2]])
+
+
+class FakeMem32:
+    """machine.mem32 for one register: reading `address` returns `read()` shifted to `base`.
+
+    Other GPIOs read as `others` (bits outside the columns), so a scanner that forgets to mask
+    them is caught. Any other address raises ValueError: a wrong address in config shows at once."""
+
+    def __init__(self, address, base, read, others=0):
+        self.address = address
+        self.base = base
+        self._read = read
+        self.others = others
+        self.reads = 0
+
+    def __getitem__(self, address):
+        if address != self.address:
+            raise ValueError("fake mem32 only models GPIO_IN")
+        self.reads += 1
+        return self.others | (self._read() << self.base)
+
+
+class VirtualReedMatrix:
+    """The board's 8x8 reed-switch matrix, electrically: rows driven low, columns pulled up.
+
+    A test or the simulator puts pieces on squares (place/lift); the scanner drives `rows` (8
+    open-drain FakePins: rows[r] = rank r+1) and reads the columns through read_columns(),
+    `columns` (8 input FakePins, columns[f] = file a+f) or `mem32` (a FakeMem32 at gpio_in_addr,
+    columns on GPIO column_base .. column_base+7). A column reads low (0) when a closed switch
+    connects it to a row that is driven low, high (1) otherwise.
+
+    With diodes=True (the board's design) current only flows column -> switch -> diode -> row, so
+    a column sees exactly the switches of the driven rows. With diodes=False three closed corners
+    of a rectangle also pull the fourth corner's column low through a sneak path (ghosting).
+
+    Imperfections to test the firmware against:
+    - bounce: place(sq, bounce_ms=N) / lift(sq, bounce_ms=N) make the contact toggle every
+      millisecond of self.now_ms for N ms before it rests in the new state;
+    - settling: with settle_us > 0 a column read fewer than settle_us microseconds (counted by
+      this object's sleep_us) after a row changed, within the same now_ms, still shows the
+      previous reading, as a pulled-up column recovering through its RC would;
+    - stuck_low: a bit mask of columns shorted to ground (they read 0 whatever the rows do)."""
+
+    def __init__(self, column_base=0, gpio_in_addr=0, diodes=True, settle_us=0, others=0):
+        self.rows = [FakePin(("row", r), FakePin.OPEN_DRAIN, value=1) for r in range(8)]
+        for pin in self.rows:
+            pin.listener = self._row_changed
+        self.columns = [
+            FakePin(("column", f), FakePin.IN, FakePin.PULL_UP, reader=self._column_reader) for f in range(8)
+        ]
+        for f in range(8):
+            self.columns[f].file = f
+        self.mem32 = FakeMem32(gpio_in_addr, column_base, self.read_columns, others)
+        self.diodes = diodes
+        self.settle_us = settle_us
+        self.stuck_low = 0
+        self.now_ms = 0
+        self.reads = 0
+        self._rank_bits = bytearray(8)  # resting state: bit f of byte r = switch at rank r+1, file f closed
+        self._bounce_start = [0] * _SQUARES
+        self._bounce_end = [0] * _SQUARES
+        self._bouncing = 0
+        self._waited_us = 0
+        self._changed_ms = -1  # now_ms of the last row change
+        self._last_levels = 0xFF
+
+    # -- the pieces -----------------------------------------------------------------------
+
+    def place(self, sq, bounce_ms=0):
+        self._set(sq, 1, bounce_ms)
+
+    def lift(self, sq, bounce_ms=0):
+        self._set(sq, 0, bounce_ms)
+
+    def set_occupancy(self, occupied):
+        """Lay out a whole board at once: `occupied` is 64 truthy/falsy values, index 0 = a1."""
+        for sq in range(_SQUARES):
+            self._set(sq, 1 if occupied[sq] else 0, 0)
+
+    def occupied(self, sq):
+        return (self._rank_bits[sq >> 3] >> (sq & 7)) & 1
+
+    def _set(self, sq, closed, bounce_ms):
+        r = sq >> 3
+        bit = 1 << (sq & 7)
+        if closed:
+            self._rank_bits[r] |= bit
+        else:
+            self._rank_bits[r] &= ~bit & 0xFF
+        if bounce_ms > 0:
+            if self._bounce_end[sq] == 0:
+                self._bouncing += 1
+            self._bounce_start[sq] = self.now_ms
+            self._bounce_end[sq] = self.now_ms + bounce_ms
+
+    def _closed(self, r):
+        # Closed switches of rank r right now, bounce included.
+        bits = self._rank_bits[r]
+        if self._bouncing:
+            now = self.now_ms
+            for f in range(8):
+                sq = 8 * r + f
+                end = self._bounce_end[sq]
+                if end:
+                    if now >= end:
+                        self._bounce_end[sq] = 0
+                        self._bouncing -= 1
+                    elif (now - self._bounce_start[sq]) & 1:
+                        bits ^= 1 << f  # an odd millisecond into the bounce: contact off its rest state
+        return bits
+
+    # -- the wires ------------------------------------------------------------------------
+
+    def _row_changed(self, pin):
+        self._changed_ms = self.now_ms
+        self._waited_us = 0
+
+    def sleep_us(self, us):
+        """Pass as the scanner's sleep_us: counts the settle time instead of waiting."""
+        self._waited_us += us
+
+    def levels(self):
+        """Column levels as the wires are now: bit f = 1 when file f's column is high."""
+        driven = 0
+        for r in range(8):
+            if self.rows[r].driven_low():
+                driven |= 1 << r
+        low = self.stuck_low
+        if driven:
+            if self.diodes:
+                for r in range(8):
+                    if (driven >> r) & 1:
+                        low |= self._closed(r)
+            else:
+                # No diodes: a low row pulls its closed columns low, and those columns pull every
+                # row they touch through its closed switches, and so on until nothing new is reached.
+                rows = driven
+                cols = 0
+                grew = True
+                while grew:
+                    grew = False
+                    for r in range(8):
+                        c = self._closed(r)
+                        if (rows >> r) & 1:
+                            if c & ~cols:
+                                cols |= c
+                                grew = True
+                        elif c & cols:
+                            rows |= 1 << r
+                            grew = True
+                low |= cols
+        return ~low & 0xFF
+
+    def read_columns(self):
+        """The 8 column levels in one read (like GPIO_IN): bit f = file f, 1 = high = no switch closed."""
+        self.reads += 1
+        if self.settle_us and self._changed_ms == self.now_ms and self._waited_us < self.settle_us:
+            return self._last_levels  # read too soon after a row change: the column has not moved yet
+        self._last_levels = self.levels()
+        return self._last_levels
+
+    def _column_reader(self, pin):
+        return (self.read_columns() >> pin.file) & 1
+
+    def expected_scan(self):
+        """bytearray(64): what a correct scanner must report now (diodes: exactly the closed switches)."""
+        out = bytearray(_SQUARES)
+        for r in range(8):
+            bits = self._closed(r)
+            for f in range(8):
+                out[8 * r + f] = (bits >> f) & 1
+        return out

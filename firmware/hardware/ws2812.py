@@ -1,0 +1,156 @@
+# LED driver for 64 WS2812B RGB LEDs: a colour per signal, blinking, software brightness and a current cap.
+#
+# The strip comes in as an initialised neopixel.NeoPixel of 64 pixels (3 bytes each);
+# main.py makes it. Pixels are written straight into its byte buffer `buf` in the strip's own
+# byte order (NeoPixel.ORDER, GRB for the WS2812B): going through np[i] = (r, g, b) would build a
+# tuple per pixel. The strip is written only when a pixel changed: one write of 64 LEDs takes
+# about 1.9 ms (24 bits x 1.25 us x 64) with the PIO busy and the scan loop waiting.
+#
+# Chain order: `chain` is a bytes(64) naming the square of each LED in chain order, made by
+# config.chain_squares(): "rows" is a1..h1, a2..h2, ... (LED n on square n); "serpentine" runs
+# rank 1 a->h, rank 2 h->a, ... so the wire between ranks stays short. Default: "rows".
+#
+# Current model: a WS2812B-5050 draws about 20 mA per colour channel at 255 (60 mA full white,
+# 3.8 A for 64 white LEDs) and roughly linearly below, plus about 1 mA each while dark. The
+# frame's estimate is sum(channel values) * channel_ma / 255 + 64 * idle; when it exceeds
+# current_cap_ma every channel is scaled down by the same factor, so colours keep their hue.
+from micropython import const
+
+from core import signals
+from hardware import leds
+
+_SQUARES = const(64)
+_BYTES = const(192)
+
+
+def _rows_chain():
+    return bytes(range(_SQUARES))
+
+
+class Ws2812Leds:
+    # 0-255 multiplier on every colour: 48 is readable under a thin board top and keeps 64 full
+    # white LEDs near 0.7 A (config.brightness).
+    brightness = 48
+    # Budget for the LEDs' drive current: a 5 V / 2 A supply less 500 mA for the Pico and the
+    # LEDs' quiescent current (config.current_cap_ma). On USB power alone use 300.
+    current_cap_ma = 1500
+    # mA of one colour channel at 255 (config.led_channel_ma).
+    channel_ma = 20
+    # mA each LED draws while dark (the WS2812B's own controller), counted against the cap.
+    idle_ma = 1
+
+    def __init__(self, np, chain=None, brightness=None, current_cap_ma=None, channel_ma=None):
+        if len(np) != _SQUARES or getattr(np, "bpp", 3) != 3:
+            raise ValueError("need a NeoPixel of 64 RGB pixels")
+        self._np = np
+        order = getattr(np, "ORDER", (1, 0, 2, 3))
+        self._o_r = order[0]
+        self._o_g = order[1]
+        self._o_b = order[2]
+        if chain is None:
+            chain = _rows_chain()
+        if len(chain) != _SQUARES or sorted(chain) != list(range(_SQUARES)):
+            raise ValueError("chain must name each of the 64 squares once")
+        # Byte offset in the strip buffer of each square's LED.
+        self._offset = bytearray(_SQUARES)
+        for n in range(_SQUARES):
+            self._offset[chain[n]] = 3 * n
+        self._next = bytearray(_BYTES)  # the frame being computed, in strip byte order
+        self._frame = bytearray(_SQUARES)  # the frame of the last show(), to skip repeats
+        self._phase = -1
+        self.writes = 0  # strip writes, for tests and the bench
+        self.current_ma = self.idle_ma * _SQUARES  # estimate for the pixels shown
+        if channel_ma is not None:
+            self.channel_ma = channel_ma
+        self.set_brightness(self.brightness if brightness is None else brightness)
+        self.set_current_cap(self.current_cap_ma if current_cap_ma is None else current_cap_ma)
+
+    def set_brightness(self, value):
+        if not 0 <= value <= 255:
+            raise ValueError("brightness must be 0-255")
+        self.brightness = value
+        self._phase = -1  # recompute on the next show()
+
+    def set_current_cap(self, ma):
+        self.current_cap_ma = ma
+        # The cap as a sum of channel values (0-255 each): what the frame may add up to.
+        budget = ma - self.idle_ma * _SQUARES
+        self._budget = (budget * 255) // self.channel_ma if budget > 0 else 0
+        self._phase = -1
+
+    def show(self, frame, now_ms):
+        """Show a frame of signal codes (bytearray(64), index 0 = a1). True when the strip was written.
+
+        Allocates nothing; costs one bytearray comparison when neither the frame nor the blink
+        phase changed since the last call."""
+        pulse = 0
+        for code in leds.PULSE_CODES:
+            if code in frame:  # a C-level search of the frame for a 1-byte bytes
+                pulse = 1
+                break
+        # Blink patterns change every 128 ms, the pulse every 32 ms: nothing else moves the picture.
+        phase = (now_ms >> 5) & 0x3FFF if pulse else (now_ms >> leds.SLOT_SHIFT) & 0xF
+        phase += pulse << 14
+        if phase == self._phase and frame == self._frame:
+            return False
+        self._phase = phase
+        self._frame[:] = frame
+        return self._render(frame, now_ms)
+
+    def _render(self, frame, now_ms):
+        out = self._next
+        offset = self._offset
+        colours = leds.COLOURS
+        blink = leds.RGB_BLINK
+        pulsing = leds.RGB_PULSE
+        bit = leds.slot_bit(now_ms)
+        k_steady = self.brightness + 1  # x/256: 255 keeps full scale, 0 is dark
+        k_pulse = (k_steady * (leds.pulse_level(now_ms) + 1)) >> 8  # 255 keeps full scale
+        o_r = self._o_r
+        o_g = self._o_g
+        o_b = self._o_b
+        count = signals.COUNT
+        total = 0
+        for sq in range(_SQUARES):
+            i = offset[sq]
+            code = frame[sq]
+            if code == 0 or code >= count or not blink[code] & bit:
+                out[i] = 0
+                out[i + 1] = 0
+                out[i + 2] = 0
+                continue
+            k = k_pulse if pulsing[code] else k_steady
+            c = 3 * code
+            r = (colours[c] * k) >> 8
+            g = (colours[c + 1] * k) >> 8
+            b = (colours[c + 2] * k) >> 8
+            out[i + o_r] = r
+            out[i + o_g] = g
+            out[i + o_b] = b
+            total += r + g + b
+        if total > self._budget:
+            # Over the cap: scale every channel by budget/total, in 1/256ths (budget << 8 stays a
+            # small int on the Pico for any cap up to 300 A).
+            scale = (self._budget << 8) // total
+            for i in range(_BYTES):
+                out[i] = (out[i] * scale) >> 8
+            total = 0
+            for i in range(_BYTES):
+                total += out[i]
+        self.current_ma = (total * self.channel_ma) // 255 + self.idle_ma * _SQUARES
+        np = self._np
+        if out == np.buf:
+            return False
+        np.buf[:] = out
+        np.write()
+        self.writes += 1
+        return True
+
+    def clear(self):
+        """All LEDs dark, written at once (e.g. before a soft reset)."""
+        for i in range(_BYTES):
+            self._next[i] = 0
+        self._np.buf[:] = self._next
+        self._np.write()
+        self.writes += 1
+        self._phase = -1
