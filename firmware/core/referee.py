@@ -70,6 +70,11 @@ def _castling_rook(m):
     return t - 2, t + 1
 
 
+def _elapsed(now, then):
+    """ms from then to now on a clock that may be time.ticks_ms(), which wraps at 2**30."""
+    return (now - then) & 0x3FFFFFFF
+
+
 def _victim(m):
     """Square of the piece a move takes (the pawn beside it for en passant), or -1 for a castling."""
     flag = m >> 14
@@ -210,17 +215,31 @@ class Referee:
         """Call every scan: confirms touches, commits what has been still long enough."""
         if self._lift_time:
             for sq in list(self._lift_time):
-                if now - self._lift_time[sq] >= self.touch_ms:
+                if _elapsed(now, self._lift_time[sq]) >= self.touch_ms:
                     del self._lift_time[sq]
                     if not self.occ[sq]:
                         self._touch(sq)
-        quiet = now - self.last_change
+        quiet = _elapsed(now, self.last_change)
         if self.pending_kind is not None:
             wait = self.result_ms if self.pending_kind == "result" else self.commit_ms
             if quiet >= wait:
                 self._commit(now)
         elif not self.in_progress and quiet >= self.commit_ms and self.error is None:
             self._raise_error()
+
+    def next_deadline(self):
+        """The earliest time at which tick() may change something without a new event, or None.
+        Lets a simulation skip the scans in between (the firmware just keeps scanning)."""
+        t = None
+        if self.pending_kind is not None:
+            t = self.last_change + (self.result_ms if self.pending_kind == "result" else self.commit_ms)
+        elif not self.in_progress and self.error is None:
+            t = self.last_change + self.commit_ms
+        for sq in self._lift_time:
+            d = self._lift_time[sq] + self.touch_ms
+            if t is None or d < t:
+                t = d
+        return t
 
     # ------------------------------------------------------------------ reading the board
 
@@ -628,7 +647,8 @@ class Referee:
             if move and not self._allowed(move):
                 kind = TOUCH_MOVE
                 squares.append(ob[1])
-            elif len(emptied) == 1 and len(filled) == 1:
+            elif len(emptied) == 1 and len(filled) == 1 and self.game.position.piece_at(emptied[0]) & BLACK == self.game.position.side:
+                # One piece of the side to move went where it may not go.
                 kind = ILLEGAL
                 squares.append(emptied[0])
                 squares.append(filled[0])

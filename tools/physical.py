@@ -1,0 +1,266 @@
+"""Physical transcripts of random legal games: how two people's hands would play them on the board.
+
+Each move becomes lifts and places in one of the orders players use (SPEC section 3), with what
+real hands and reed switches add: contact bounce, a hovering hand's chatter, slides across the
+squares on the way, swaps, pauses of seconds with a piece in the air, promotion taps to choose the
+piece, adjustments (casual), knocked pieces put back, rook-first castling (casual) and takebacks
+(casual). The intended moves are known, so replaying the transcript through the firmware tells
+exactly how often the board misreads a move. python-chess plays the random games (host only).
+
+    python3 tools/physical.py [--seed N] [--games N] [--mode strict|casual] > game.txt
+"""
+import random
+import sys
+
+import chess
+
+PROMOTION_TAPS = {chess.QUEEN: 0, chess.ROOK: 1, chess.BISHOP: 2, chess.KNIGHT: 3}
+
+
+def name(sq):
+    return chess.square_name(sq)
+
+
+class Hands:
+    """Writes transitions with a clock, adding bounce and chatter to each."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.t = 1000
+        self.lines = []
+
+    def wait(self, lo, hi):
+        self.t += self.rng.randint(lo, hi)
+
+    def _raw(self, t, action, sq):
+        self.lines.append((t, action, sq))
+
+    def touch(self, action, sq, bounce=True):
+        """One clean transition at the current time, then bounce or chatter after it."""
+        self._raw(self.t, action, sq)
+        rng = self.rng
+        if bounce and rng.random() < 0.5:
+            # Contact bounce: the contact reopens and closes a few times within 0.5-2 ms, or a
+            # hovering hand makes it chatter for longer; each gap stays under the debounce time.
+            other = "place" if action == "lift" else "lift"
+            t = self.t
+            for _ in range(rng.randint(1, 4)):
+                t += rng.randint(1, 3)
+                self._raw(t, other, sq)
+                t += rng.randint(1, 4)
+                self._raw(t, action, sq)
+            self.t = t
+        self.t += 1
+
+    def slide(self, squares):
+        """A piece slid across empty squares closes each switch briefly on the way."""
+        for sq in squares:
+            self.touch("place", sq, bounce=False)
+            self.wait(20, 130)
+            self.touch("lift", sq, bounce=False)
+            self.wait(5, 30)
+
+    def text(self):
+        self.lines.sort(key=lambda x: x[0])  # bounce can overlap the next move's first touch
+        return "".join("%d %s %s\n" % (t, a, name(sq)) for t, a, sq in self.lines)
+
+
+def path_between(a, b):
+    """Squares strictly between a and b on a line (for a slid rook, bishop or queen)."""
+    fa, ra = chess.square_file(a), chess.square_rank(a)
+    fb, rb = chess.square_file(b), chess.square_rank(b)
+    df, dr = fb - fa, rb - ra
+    if not (df == 0 or dr == 0 or abs(df) == abs(dr)):
+        return []
+    steps = max(abs(df), abs(dr))
+    sf = (df > 0) - (df < 0)
+    sr = (dr > 0) - (dr < 0)
+    return [chess.square(fa + sf * i, ra + sr * i) for i in range(1, steps)]
+
+
+def play_move(h, board, move, mode, rng):
+    """Transitions for one move; returns the expected output lines of the referee."""
+    a, b = move.from_square, move.to_square
+    piece = board.piece_at(a)
+    expected = []
+    uci = move.uci()
+    if board.is_castling(move):
+        rook_from = chess.H1 if b == chess.G1 else chess.A1 if b == chess.C1 else chess.H8 if b == chess.G8 else chess.A8
+        rook_to = chess.F1 if b == chess.G1 else chess.D1 if b == chess.C1 else chess.F8 if b == chess.G8 else chess.D8
+        style = rng.choice(["king-first", "both-up", "rook-first"] if mode == "casual" else ["king-first", "both-up"])
+        if style == "king-first":
+            h.touch("lift", a)
+            h.wait(150, 900)
+            h.touch("place", b)
+            h.wait(100, 700)
+            h.touch("lift", rook_from)
+            h.wait(150, 700)
+            h.touch("place", rook_to)
+        elif style == "both-up":
+            h.touch("lift", a)
+            h.wait(50, 400)
+            h.touch("lift", rook_from)
+            h.wait(150, 900)
+            first, second = (b, rook_to) if rng.random() < 0.5 else (rook_to, b)
+            h.touch("place", first)
+            h.wait(80, 500)
+            h.touch("place", second)
+        else:
+            # Rook first: the board reads the rook move, then revises it when the king follows.
+            h.touch("lift", rook_from)
+            h.wait(150, 600)
+            h.touch("place", rook_to)
+            h.wait(100, 1500)
+            h.touch("lift", a)
+            h.wait(150, 600)
+            h.touch("place", b)
+            expected += ["move " + chess.Move(rook_from, rook_to).uci(), "undo " + chess.Move(rook_from, rook_to).uci()]
+        expected.append("move " + uci)
+        return expected
+    if board.is_en_passant(move):
+        victim = chess.square(chess.square_file(b), chess.square_rank(a))
+        order = rng.choice(["a-c-v", "v-a-c", "a-v-c"])
+        if order == "a-c-v":
+            h.touch("lift", a)
+            h.wait(150, 800)
+            h.touch("place", b)
+            h.wait(100, 1500)
+            h.touch("lift", victim)
+        elif order == "v-a-c":
+            h.touch("lift", victim)
+            h.wait(100, 900)
+            h.touch("lift", a)
+            h.wait(150, 800)
+            h.touch("place", b)
+        else:
+            h.touch("lift", a)
+            h.wait(100, 600)
+            h.touch("lift", victim)
+            h.wait(150, 800)
+            h.touch("place", b)
+        expected.append("move " + uci)
+        return expected
+    capture = board.is_capture(move)
+    adjust = mode == "casual" and rng.random() < 0.1
+    if adjust:
+        # j'adoube: the piece is lifted and put back before it moves
+        h.touch("lift", a)
+        h.wait(200, 700)
+        h.touch("place", a)
+        h.wait(200, 1500)
+    if capture:
+        order = rng.choice(["own-first", "victim-first", "swap"])
+        if order == "own-first":
+            h.touch("lift", a)
+            h.wait(150, 1200 if rng.random() < 0.8 else 4000)
+            h.touch("lift", b)
+            h.wait(100, 600)
+            h.touch("place", b)
+        elif order == "victim-first":
+            h.touch("lift", b)
+            h.wait(200, 1200)
+            h.touch("lift", a)
+            h.wait(150, 900)
+            h.touch("place", b)
+        else:
+            # The victim is pushed off as the attacker lands: b opens only briefly.
+            h.touch("lift", a)
+            h.wait(200, 900)
+            h.touch("lift", b, bounce=False)
+            h.wait(20, 100)
+            h.touch("place", b, bounce=False)
+    else:
+        h.touch("lift", a)
+        h.wait(120, 900 if rng.random() < 0.85 else 5000)  # sometimes held in the air for seconds
+        if piece.piece_type in (chess.ROOK, chess.BISHOP, chess.QUEEN) and rng.random() < 0.4:
+            h.slide(path_between(a, b))
+        h.touch("place", b)
+    expected.append("move " + (uci if not move.promotion else uci[:4] + "q"))
+    if move.promotion:
+        # Tap the new piece (lift and put back) once per step: queen -> rook -> bishop -> knight.
+        h.wait(300, 900)
+        for i in range(PROMOTION_TAPS[move.promotion]):
+            h.touch("lift", b)
+            h.wait(150, 500)
+            h.touch("place", b)
+            h.wait(300, 800)
+            expected.append("promote " + uci[:4] + "qrbn"[i + 1])
+    return expected
+
+
+def can_knock(board, sq, mode):
+    """A piece knocked and put back must not look like a deliberate touch with consequences: in
+    strict mode only one that the side to move could neither move nor capture."""
+    if mode == "casual":
+        return True
+    piece = board.piece_at(sq)
+    if piece.color == board.turn:
+        return not any(m.from_square == sq for m in board.legal_moves)
+    return not any(m.to_square == sq for m in board.legal_moves)
+
+
+def transcript(seed, mode="strict", max_plies=120, knock_rate=0.05):
+    """(text of the transcript, expected output lines without errors, final FEN)."""
+    rng = random.Random(seed)
+    board = chess.Board()
+    h = Hands(rng)
+    expected = []
+    lines = ["@mode %s\n" % mode]
+    while not board.is_game_over() and len(board.move_stack) < max_plies:
+        moves = list(board.legal_moves)
+        captures = [m for m in moves if board.is_capture(m) or m.promotion or board.is_castling(m)]
+        move = rng.choice(captures) if captures and rng.random() < 0.4 else rng.choice(moves)
+        if move.promotion is None and any(m.promotion for m in moves) and rng.random() < 0.8:
+            move = rng.choice([m for m in moves if m.promotion])
+        h.wait(300, 3000)
+        if mode == "casual" and rng.random() < 0.04 and board.move_stack:
+            # Take back the last move by setting up the previous position, then play on.
+            last = board.pop()
+            if not (board.is_castling(last) or board.is_en_passant(last) or last.promotion or board.is_capture(last)):
+                h.touch("lift", last.to_square)
+                h.wait(150, 600)
+                h.touch("place", last.from_square)
+                expected.append("undo " + last.uci())
+                h.wait(400, 1500)
+                moves = list(board.legal_moves)
+                move = rng.choice(moves)
+            else:
+                board.push(last)
+        if rng.random() < knock_rate:
+            # A piece knocked off its square and put back.
+            sq = rng.choice(list(board.piece_map()))
+            if can_knock(board, sq, mode):
+                h.touch("lift", sq)
+                h.wait(300, 3000)
+                h.touch("place", sq)
+                h.wait(300, 1000)
+        expected += play_move(h, board, move, mode, rng)
+        board.push(move)
+    outcome = board.outcome()
+    if outcome is not None:
+        reason = {
+            chess.Termination.CHECKMATE: "checkmate",
+            chess.Termination.STALEMATE: "stalemate",
+            chess.Termination.INSUFFICIENT_MATERIAL: "insufficient-material",
+            chess.Termination.SEVENTYFIVE_MOVES: "seventyfive-moves",
+            chess.Termination.FIVEFOLD_REPETITION: "fivefold-repetition",
+        }[outcome.termination]
+        expected.append("end %s %s" % (outcome.result(), reason))
+    return "".join(lines) + h.text(), expected, board.fen()
+
+
+def main(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser(description="print physical transcripts of random games")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--mode", choices=("strict", "casual"), default="strict")
+    args = parser.parse_args(argv)
+    text, expected, fen = transcript(args.seed, args.mode)
+    sys.stdout.write(text)
+    sys.stdout.write("".join("# expect %s\n" % e for e in expected))
+    sys.stdout.write("# expect fen %s\n" % fen)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
