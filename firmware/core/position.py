@@ -10,6 +10,8 @@
 # A move is one small int: from88 | to88 << 7 | flag << 14, flag being one of the MOVE_* kinds
 # below (promotions: the flag names the piece). What was captured is read from the board when the
 # move is made and kept on the undo stack, so a move means the same thing in any position.
+from array import array
+
 from micropython import const
 
 # Pieces: the low three bits are the type, bit 3 the colour (0 = white, 8 = black).
@@ -37,6 +39,8 @@ BLACK_KINGSIDE = const(4)
 BLACK_QUEENSIDE = const(8)
 
 NO_SQUARE = const(0x88)  # off the board: also the "no en-passant square" value
+
+_STACK_CHUNK = bytes(4 * 3 * 32)  # the undo stack grows by 32 plies at a time
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
@@ -115,12 +119,7 @@ Z_EN_PASSANT = const(1040)
 
 
 def _zobrist_table():
-    try:
-        from array import array
-
-        table = array("i", bytes(4 * 1049))
-    except ImportError:  # pragma: no cover - both runtimes have array
-        table = [0] * 1049
+    table = array("i", bytes(4 * 1049))
     x = 0x2545F491
     for i in range(1049):
         # xorshift32 kept within 30 bits
@@ -199,7 +198,9 @@ class Position:
         self.halfmove = 0
         self.fullmove = 1
         self.zkey = 0
-        self._stack = []  # three small ints per made move; see make()
+        # Undo records, three 32-bit words per move made (see make()): 12 bytes a ply on any runtime.
+        self._stack = array("i", _STACK_CHUNK)
+        self._sp = 0
         # Scratch for legal move generation, allocated once: pin lines and check-evasion squares.
         self._pin = bytearray(128)
         self._evade = bytearray(128)
@@ -302,7 +303,7 @@ class Position:
         if fm < 1:
             raise FenError("FEN fullmove number must be at least 1, got %d" % fm)
         # Commit, then check that the side not to move is not in check (it would be capturable).
-        old = (bytes(self.board), bytes(self.kings), self.side, self.castling, self.ep, self.halfmove, self.fullmove, self.zkey, self._stack)
+        old = (bytes(self.board), bytes(self.kings), self.side, self.castling, self.ep, self.halfmove, self.fullmove, self.zkey, self._sp)
         self.board[:] = board
         for sq in SQUARES88:
             if board[sq] & 7 == KING:
@@ -312,10 +313,10 @@ class Position:
         self.ep = ep_sq
         self.halfmove = hm
         self.fullmove = fm
-        self._stack = []
+        self._sp = 0
         self.zkey = self.compute_zkey()
         if self.attacked(self.kings[stm ^ 8], stm):
-            b, k, self.side, self.castling, self.ep, self.halfmove, self.fullmove, self.zkey, self._stack = old
+            b, k, self.side, self.castling, self.ep, self.halfmove, self.fullmove, self.zkey, self._sp = old
             self.board[:] = b
             self.kings[:] = k
             raise FenError("FEN: the side not to move is in check, so this position cannot arise")
@@ -482,10 +483,14 @@ class Position:
         cap = b[to]
         z = self.zkey
         st = self._stack
+        sp = self._sp
+        if sp + 3 > len(st):
+            st.extend(_STACK_CHUNK)
         # Undo record: the move, the captured piece and old castling rights; old ep and clock; key.
-        st.append(m | cap << 17 | self.castling << 21)
-        st.append(self.ep | self.halfmove << 8)
-        st.append(z)
+        st[sp] = m | cap << 17 | self.castling << 21
+        st[sp + 1] = self.ep | self.halfmove << 8
+        st[sp + 2] = z
+        self._sp = sp + 3
         us = self.side
         b[frm] = 0
         b[to] = p
@@ -537,11 +542,13 @@ class Position:
     def unmake(self):
         """Take back the last move made."""
         st = self._stack
-        self.zkey = st.pop()
-        w = st.pop()
+        sp = self._sp - 3
+        self._sp = sp
+        self.zkey = st[sp + 2]
+        w = st[sp + 1]
         self.ep = w & 255
         self.halfmove = w >> 8
-        w = st.pop()
+        w = st[sp]
         self.castling = (w >> 21) & 15
         cap = (w >> 17) & 15
         frm = w & 127
@@ -570,19 +577,17 @@ class Position:
             b[to - 16 if us == WHITE else to + 16] = PAWN | (us ^ 8)
 
     def ply_count(self):
-        return len(self._stack) // 3
+        return self._sp // 3
 
     def last_move(self):
         """The last move made with make(), or 0."""
-        st = self._stack
-        return st[-3] & 0x1FFFF if st else 0
+        return self._stack[self._sp - 3] & 0x1FFFF if self._sp else 0
 
     def captured_by_last_move(self):
         """Piece code the last move captured (en passant included), or 0."""
-        st = self._stack
-        if not st:
+        if not self._sp:
             return 0
-        w = st[-3]
+        w = self._stack[self._sp - 3]
         if (w >> 14) & 7 == MOVE_EN_PASSANT:
             return PAWN | self.side
         return (w >> 17) & 15
