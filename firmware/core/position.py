@@ -67,6 +67,8 @@ _KNIGHT_STEPS = (33, 31, 18, 14, -14, -18, -31, -33)
 _KING_STEPS = (16, -16, 1, -1, 17, 15, -15, -17)
 _ROOK_STEPS = (16, -16, 1, -1)
 _BISHOP_STEPS = (17, 15, -15, -17)
+_PAWN_DIAGONALS = (15, 17)
+_SIDE_STEPS = (-1, 1)
 
 # The 64 board squares in 0x88, a1 first, and the conversions both ways.
 SQUARES88 = bytes(r * 16 + f for r in range(8) for f in range(8))
@@ -607,16 +609,13 @@ class Position:
         checks = 0
         evade = self._evade
         # Pawns and knights can only check directly.
-        if us == WHITE:
-            for t in (k + 15, k + 17):
-                if not t & 0x88 and b[t] == PAWN | BLACK:
-                    checks += 1
-                    evade[t] = 1
-        else:
-            for t in (k - 15, k - 17):
-                if not t & 0x88 and b[t] == PAWN:
-                    checks += 1
-                    evade[t] = 1
+        pawn = PAWN | them
+        ahead = 1 if us == WHITE else -1  # enemy pawns that check stand ahead of the king
+        for d in _PAWN_DIAGONALS:
+            t = k + d * ahead
+            if not t & 0x88 and b[t] == pawn:
+                checks += 1
+                evade[t] = 1
         n = KNIGHT | them
         for d in _KNIGHT_STEPS:
             t = k + d
@@ -653,6 +652,34 @@ class Position:
         self._npins = npins
         return checks
 
+    def _pin_line(self, sq):
+        """The line (1, 15, 16 or 17) along which the side to move's piece on sq is pinned to its
+        king, or 0."""
+        k = self.kings[self.side]
+        d = sq - k
+        line = _LINE[d + 119]
+        if not line:
+            return 0
+        step = line if d > 0 else -line
+        b = self.board
+        t = k + step
+        while t != sq:
+            if b[t]:
+                return 0  # another piece stands between the king and this one
+            t += step
+        t += step
+        while not t & 0x88:
+            p = b[t]
+            if p:
+                if p & 8 == self.side:
+                    return 0
+                kind = p & 7
+                if kind == QUEEN or kind == (ROOK if line == 1 or line == 16 else BISHOP):
+                    return line
+                return 0
+            t += step
+        return 0
+
     def _release(self):
         """Clear the scratch marks _prepare() set."""
         pins = self._pinned
@@ -666,6 +693,15 @@ class Position:
     def generate_legal(self, out, only=-1):
         """Append the legal moves to the list `out` (of the piece on square `only` (0..63) if given).
         Returns out."""
+        if only >= 0 and not self.attacked(self.kings[self.side], self.side ^ 8):
+            # One piece, not in check (the LEDs on a lift): only this piece's pin matters, which
+            # costs one walk along one line instead of eight.
+            frm = SQUARES88[only]
+            pin = self._pin_line(frm)
+            self._pin[frm] = pin
+            self._piece_moves(out, frm, 0)
+            self._pin[frm] = 0
+            return out
         checks = self._prepare()
         if only < 0:
             for sq in SQUARES88:
@@ -738,7 +774,8 @@ class Position:
                     out.append(frm | t << 7)
                     if rank_base == home and not b[t + fwd]:
                         out.append(frm | (t + fwd) << 7 | MOVE_DOUBLE_PUSH << 14)
-            for t in (frm + fwd - 1, frm + fwd + 1):
+            for side_step in _SIDE_STEPS:
+                t = frm + fwd + side_step
                 if t & 0x88:
                     continue
                 c = b[t]
@@ -845,10 +882,10 @@ class Position:
             return False
         us = self.side
         pawn = PAWN | us
-        frm_a = e - 17 if us == WHITE else e + 15
-        frm_b = e - 15 if us == WHITE else e + 17
+        behind = -1 if us == WHITE else 1  # the capturing pawn stands behind the en-passant square
         b = self.board
-        for frm in (frm_a, frm_b):
+        for d in _PAWN_DIAGONALS:
+            frm = e + d * behind
             if not frm & 0x88 and b[frm] == pawn:
                 m = frm | e << 7 | MOVE_EN_PASSANT << 14
                 self.make(m)

@@ -1,0 +1,137 @@
+"""`make bench`: the firmware's figures on CPython and MicroPython side by side, python-chess's perft
+speed measured in the same run as the reference, the board's misread rate over 10,000+ moves
+played by simulated hands, and an estimate for the Pico.
+
+The Pico estimate scales each MicroPython time by how much slower a plain loop iteration is on an
+RP2040 at 125 MHz (about 8 us, ../shared/FIELD-NOTES.md) than in the same run of the MicroPython unix
+port: a yardstick, not a measurement.
+"""
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_BIN = os.path.join(ROOT, ".venv", "bin")
+MICROPYTHON = os.environ.get("MICROPYTHON") or os.path.join(VENV_BIN, "micropython")
+PICO_LOOP_US = 8.0  # FIELD-NOTES: a plain for loop iteration with a small-int add on an RP2040
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+def run_figures(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode != 0:
+        sys.stderr.write(out.stdout + out.stderr)
+        raise SystemExit("bench: %s failed" % " ".join(cmd))
+    figures = {}
+    order = []
+    for line in out.stdout.splitlines():
+        body, _, note = line.partition("  # ")
+        words = body.split()
+        if len(words) >= 2:
+            figures[words[0]] = (words[1], words[2] if len(words) > 2 else "", note)
+            order.append(words[0])
+    return figures, order
+
+
+def python_chess_perft():
+    import chess
+
+    board = chess.Board(KIWIPETE)
+
+    def perft(depth):
+        if depth == 0:
+            return 1
+        n = 0
+        for move in board.legal_moves:
+            board.push(move)
+            n += perft(depth - 1)
+            board.pop()
+        return n
+
+    t0 = time.perf_counter()
+    n = perft(3)
+    return n / (time.perf_counter() - t0)
+
+
+def misreads(target_moves=10000):
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    sys.path.insert(0, os.path.join(ROOT, "host_tests"))
+    import physical
+    import transcript
+    from test_physical_games import effective
+
+    moves = games = misread = errors = 0
+    seed = 50000
+    t0 = time.perf_counter()
+    while moves < target_moves:
+        for mode in ("strict", "casual"):
+            text, expected, fen = physical.transcript(seed, mode, knock_rate=0)
+            f, m, events = transcript.parse(text)
+            out = transcript.run(f, m, events)
+            want = effective(expected)
+            got = effective(out)
+            games += 1
+            moves += len(want)
+            errors += sum(1 for line in out if line.startswith("error"))
+            for i in range(len(want)):
+                if i >= len(got) or got[i] != want[i]:
+                    misread += len(want) - i  # count the rest of a diverged game as misread
+                    break
+            else:
+                misread += max(0, len(got) - len(want))
+        seed += 1
+    return moves, games, misread, errors, time.perf_counter() - t0
+
+
+def main():
+    quick = "--quick" in sys.argv
+    extra = ["--quick"] if quick else []
+    print("Benchmarks (figures, not tests). CPython %s, MicroPython unix port, Pico estimated." % sys.version.split()[0])
+    cp, order = run_figures([sys.executable, "tools/bench_core.py"] + extra)
+    mp, _ = run_figures([MICROPYTHON, "-X", "heapsize=200k", "tools/bench_core.py"] + extra)
+    scale = PICO_LOOP_US / float(mp["loop_iteration"][0])
+    print()
+    print("%-30s %14s %14s %14s  %s" % ("figure", "CPython", "MicroPython", "Pico (est.)", "what"))
+    for key in order:
+        if key == "runtime":
+            continue
+        value, unit, note = cp.get(key, ("-", "", ""))
+        mvalue, munit, mnote = mp.get(key, ("-", "", ""))
+        pico = ""
+        try:
+            if munit == "us":
+                pico = "%.2f ms" % (float(mvalue) * scale / 1000)
+            elif munit == "nodes/s":
+                pico = "%.0f nodes/s" % (float(mvalue) / scale)
+        except ValueError:
+            pass
+        if key == "loop_iteration":
+            pico = "%.1f us" % PICO_LOOP_US
+        what = mnote if value == "n/a" else note or mnote
+        print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), pico, what))
+    print()
+    pc = python_chess_perft()
+    ours = float(cp["perft_make_unmake"][0])
+    print("python-chess perft (push/pop at every leaf, Kiwipete depth 3): %.0f nodes/s on CPython" % pc)
+    print("firmware core, same measure: %.0f nodes/s = %.2f x python-chess" % (ours, ours / pc))
+    board = os.path.join(ROOT, "tools", "bench_board.py")
+    if os.path.exists(board):
+        print()
+        print("Board main loop (tools/bench_board.py):")
+        for label, cmd in (("CPython", [sys.executable, board]), ("MicroPython", [MICROPYTHON, "-X", "heapsize=240k", board])):
+            r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+            print("  [%s]" % label)
+            for line in (r.stdout + r.stderr).strip().splitlines():
+                print("    " + line)
+    print()
+    moves, games, misread, errors, dt = misreads(2000 if quick else 10000)
+    print(
+        "Move reading: %d moves in %d games played by simulated hands (strict and casual; bounce, slides, "
+        "swaps, every capture/en-passant/castling order, taps, takebacks): %d misread (%.3f%%), %d false alarms, %.1f s"
+        % (moves, games, misread, 100.0 * misread / moves, errors, dt)
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""Benchmarks of the rules core and the referee, runnable on CPython and on MicroPython.
+
+    python3 tools/bench_core.py          .venv/bin/micropython -X heapsize=200k tools/bench_core.py
+
+Prints one `key value unit  # note` line per figure; tools/bench.py runs it on both runtimes and
+puts the figures side by side. Timing only: nothing here asserts a speed (tests never do).
+"""
+import gc
+import sys
+
+try:
+    from time import ticks_diff, ticks_us
+except ImportError:  # CPython
+    import time as _time
+
+    def ticks_us():
+        return int(_time.perf_counter() * 1000000)
+
+    def ticks_diff(a, b):
+        return a - b
+
+
+def _setup_path():
+    here = sys.argv[0].rsplit("/", 1)[0] if "/" in sys.argv[0] else "."
+    sys.path.insert(0, here + "/../firmware")
+    if sys.implementation.name != "micropython":
+        sys.path.insert(0, here + "/shims")
+
+
+_setup_path()
+
+from core.display import Display  # noqa: E402
+from core.game import Game  # noqa: E402
+from core.position import SQUARES88, WHITE, Position, move_from, parse_square  # noqa: E402
+from core.referee import Referee  # noqa: E402
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+# A busy middlegame (Queen's Gambit Declined, move 9): every piece still on, many moves each.
+MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1QBPPP/R3KB1R w KQ - 4 9"
+MIDDLEGAMES = (MIDDLEGAME, KIWIPETE, "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10")
+
+
+def emit(key, value, unit, note=""):
+    print("%s %s %s%s" % (key, value, unit, ("  # " + note) if note else ""))
+
+
+def seconds(t0):
+    return ticks_diff(ticks_us(), t0) / 1000000
+
+
+def bench_loop():
+    """A plain loop with a small-int add: the yardstick FIELD-NOTES gives for the Pico (8 us)."""
+    n = 20000
+    t0 = ticks_us()
+    x = 0
+    for i in range(n):
+        x += i
+    emit("loop_iteration", "%.3f" % (seconds(t0) / n * 1e6), "us", "plain for loop, small-int add")
+
+
+def bench_perft(quick):
+    p = Position(KIWIPETE)
+    depth = 2 if quick else 3
+    t0 = ticks_us()
+    n = p.perft(depth)
+    dt = seconds(t0)
+    emit("perft_make_unmake", "%d" % (n / dt), "nodes/s", "Kiwipete depth %d, make/unmake at every leaf (%d nodes)" % (depth, n))
+    t0 = ticks_us()
+    n = p.perft_bulk(depth)
+    dt = seconds(t0)
+    emit("perft_bulk", "%d" % (n / dt), "nodes/s", "Kiwipete depth %d, leaves counted, not made" % depth)
+
+
+def bench_queries(repeat):
+    full_total = 0.0
+    one_total = 0.0
+    one_worst = 0.0
+    one_count = 0
+    full_count = 0
+    out = []
+    for fen in MIDDLEGAMES:
+        p = Position(fen)
+        t0 = ticks_us()
+        for _ in range(repeat):
+            while out:
+                out.pop()
+            p.generate_legal(out)
+        full_total += seconds(t0) / repeat
+        full_count += 1
+        for sq in range(64):
+            piece = p.piece_at(sq)
+            if not piece or piece & 8 != p.side:
+                continue
+            t0 = ticks_us()
+            for _ in range(repeat):
+                while out:
+                    out.pop()
+                p.legal_moves_from(sq, out)
+            dt = seconds(t0) / repeat
+            one_total += dt
+            one_count += 1
+            if dt > one_worst:
+                one_worst = dt
+    full = full_total / full_count * 1e6
+    one = one_total / one_count * 1e6
+    emit("legal_moves_full", "%.1f" % full, "us", "full legal-move list, busy middlegames")
+    emit("legal_moves_one_square", "%.1f" % one, "us", "destinations of one lifted piece, average over own pieces")
+    emit("legal_moves_one_square_worst", "%.1f" % (one_worst * 1e6), "us", "the most expensive piece (a king or queen)")
+    emit("one_square_cheaper_by", "%.1f" % (full / one), "x", "full list time / one-square query time")
+
+
+def bench_status():
+    g = Game(MIDDLEGAME)
+    moves = ["a2a3", "a7a6", "h2h3", "h7h6"]
+    t0 = ticks_us()
+    n = 0
+    for _ in range(5):
+        for uci in moves:
+            g.push(g.position.parse_uci(uci))
+            n += 1
+        while g.moves:
+            g.pop()
+    # push() and pop() both refresh the status; count only pushes' share as half of the time.
+    dt = seconds(t0) / (2 * n) * 1e6
+    emit("status_update", "%.1f" % dt, "us", "Game.push: legal moves, check, mate/stalemate, material, repetition, claims")
+
+
+def bench_allocation():
+    if not hasattr(gc, "mem_alloc"):
+        emit("alloc_move_generation", "n/a", "bytes", "no gc.mem_alloc on this runtime")
+        return
+    p = Position(MIDDLEGAME)
+    out = []
+    p.generate_legal(out)
+    while out:
+        out.pop()
+    gc.collect()
+    a = gc.mem_alloc()
+    p.generate_legal(out)
+    emit("alloc_move_generation", gc.mem_alloc() - a, "bytes", "one full legal-move list (%d moves, into a reused list)" % len(out))
+    while out:
+        out.pop()
+    gc.collect()
+    a = gc.mem_alloc()
+    p.legal_moves_from(parse_square("f3"), out)
+    emit("alloc_one_square", gc.mem_alloc() - a, "bytes", "one-square query")
+    gc.collect()
+    a = gc.mem_alloc()
+    for sq in SQUARES88:
+        p.attacked(sq, WHITE)
+    emit("alloc_attack_test", gc.mem_alloc() - a, "bytes", "64 attack tests")
+    gc.collect()
+    a = gc.mem_alloc()
+    g = Game()
+    seed = 7
+    while len(g.moves) < 300:
+        seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+        legal = g.legal
+        if g.position.halfmove > 60:
+            zeroing = [m for m in legal if g.position.piece_at(move_from(m)) & 7 == 1]
+            legal = zeroing or legal
+        g.push(legal[seed % len(legal)])
+        if g.is_over():
+            g.pop()
+            seed += 1
+    gc.collect()
+    emit("history_300_plies", gc.mem_alloc() - a, "bytes", "a Game after 300 plies, all its history (%d-bit)" % (64 if sys.maxsize > 2**32 else 32))
+
+
+def bench_referee(repeat):
+    """Cost of the referee's work per event: a lift (to the new LED frame) and the last place of a
+    move (to the commit and the new frame), in a busy middlegame."""
+    ref = Referee(Game(MIDDLEGAME))
+    display = Display()
+    f3 = parse_square("f3")
+    e5 = parse_square("e5")
+    t_lift = 0.0
+    t_commit = 0.0
+    now = 1000
+    for _ in range(repeat):
+        now += 1000
+        t0 = ticks_us()
+        ref.lift(f3, now)
+        display.render(ref)
+        t_lift += seconds(t0)
+        now += 300
+        t0 = ticks_us()
+        ref.place(e5, now)
+        ref.tick(now + ref.commit_ms)
+        display.render(ref)
+        t_commit += seconds(t0)
+        assert ref.out[-1][0] == "move"
+        # take it back on the board (casual rules are not needed: the position is reset)
+        ref.game.pop()
+        ref.load_game(ref.game, now)
+        ref.lift(e5, now + 1)
+        ref.place(f3, now + 2)
+        ref.tick(now + 500)
+        while ref.out:
+            ref.out.pop()
+    emit("referee_lift_to_frame", "%.1f" % (t_lift / repeat * 1e6), "us", "lift -> destinations on the LED frame")
+    emit("referee_place_to_commit", "%.1f" % (t_commit / repeat * 1e6), "us", "last place -> committed move, status, new frame")
+
+
+def main():
+    quick = "--quick" in sys.argv
+    mp = sys.implementation.name == "micropython"
+    emit("runtime", sys.implementation.name, "", ".".join(str(v) for v in sys.implementation.version[:3]))
+    bench_loop()
+    bench_perft(quick)
+    bench_queries(3 if mp else 30)
+    bench_status()
+    bench_allocation()
+    bench_referee(5 if mp else 50)
+
+
+main()
