@@ -139,11 +139,11 @@ def run(fen, mode, events, leds=False):
         lines.append(event_text(ev))
 
     def frame(t, f):
-        lines.append("leds %d %s" % (t, frame_text(f)))
+        lines.append(("leds %d %s" % (t, frame_text(f))).rstrip())
 
     on_frame = frame if leds else None
     if leds:
-        lines.append("leds 0 %s" % frame_text(board.frame))
+        lines.append(("leds 0 %s" % frame_text(board.frame)).rstrip())
     for t, occupied, square in events:
         board.scan_until(t, output, on_frame)
         board.apply(occupied, square)

@@ -1,0 +1,80 @@
+"""tools/replay.py as SPEC section 5 writes it: output lines, headers, --uci, --leds, exit codes."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPLAY = os.path.join(ROOT, "tools", "replay.py")
+
+
+def replay(*args, stdin=None):
+    return subprocess.run([sys.executable, REPLAY] + list(args), capture_output=True, text=True, input=stdin)
+
+
+def test_events_file_with_headers_and_comments(tmp_path):
+    path = tmp_path / "game.txt"
+    path.write_text(
+        "# rook-first castling, casual\n@fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1\n@mode casual\n"
+        "1000 lift h1\n1300 place f1   # the rook first\n1500 lift e1\n1800 place g1\n"
+    )
+    r = replay(str(path))
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout.splitlines() == ["move h1f1", "undo h1f1", "move e1g1", "fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b kq - 1 1"]
+    # --mode on the command line wins over the header: strict refuses the castling.
+    r = replay("--mode", "strict", str(path))
+    assert r.stdout.splitlines()[0] == "move h1f1" and "undo" not in r.stdout
+
+
+def test_standard_input_and_leds():
+    r = replay("--leds", "-", stdin="1000 lift g1\n1300 place f3\n")
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0
+    assert lines[0] == "leds 0"
+    assert "leds 1015 g1:lifted f3:quiet h3:quiet" in lines
+    assert "move g1f3" in lines and lines[-1].startswith("fen ")
+
+
+def test_uci_mode():
+    r = replay("--uci", "e2e4", "e7e5", "g1f3", "b8c6", "f3g1", "c6b8", "g1f3", "b8c6", "f3g1", "c6b8")
+    lines = r.stdout.splitlines()
+    assert lines[:10] == ["move e2e4", "move e7e5", "move g1f3", "move b8c6", "move f3g1", "move c6b8", "move g1f3", "move b8c6", "move f3g1", "move c6b8"]
+    assert lines[10] == "claim threefold"
+    r = replay("--uci", "--fen", "7k/8/6K1/8/8/8/8/R7 w - - 0 1", "a1a8", "h8g8")
+    assert r.stdout.splitlines() == ["move a1a8", "end 1-0 checkmate", "error game-over h8 g8", "fen R6k/8/6K1/8/8/8/8/8 b - - 1 1"]
+    r = replay("--uci", "e2e5")
+    assert r.stdout.splitlines() == ["error illegal e2 e5", "fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+    r = replay("--uci", "--fen", "8/4P3/8/8/8/k7/8/4K3 w - - 0 1", "e7e8n")
+    assert r.stdout.splitlines()[0] == "move e7e8n"
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("1000 lift e2\n900 place e4\n", "goes back"),
+        ("1000 hover e2\n", "neither lift nor place"),
+        ("1000 lift e9\n", "not a square"),
+        ("soon lift e2\n", "whole number"),
+        ("@fen not/a/fen w - - 0 1\n", "bad FEN"),
+        ("@mode blitz\n", "@mode"),
+        ("@colour white\n", "unknown header"),
+        ("1000 lift\n", "expected"),
+    ],
+)
+def test_unreadable_input_exits_2_with_a_message_and_nothing_else(tmp_path, text, message):
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    r = replay(str(path))
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert message in r.stderr
+
+
+def test_unreadable_files_and_moves():
+    r = replay("/nonexistent/events.txt")
+    assert r.returncode == 2 and r.stdout == "" and "cannot read" in r.stderr
+    r = replay("--uci", "e2e4", "castle")
+    assert r.returncode == 2 and r.stdout == "" and "castle" in r.stderr
+    r = replay("--uci", "--fen", "8/8/8 w - - 0 1", "e2e4")
+    assert r.returncode == 2 and r.stdout == ""
