@@ -306,3 +306,13 @@ def test_stalemate_and_dead_position():
     assert replay("1000 lift b6\n1300 place c7", fen="k7/8/1Q6/8/8/8/8/7K w - - 0 1")[-2] == "end 1/2-1/2 stalemate"
     lines = replay("1000 lift a2\n1200 lift b3\n1500 place b3", fen="8/8/8/4k3/8/1n6/K7/8 w - - 0 1")
     assert lines[-2] == "end 1/2-1/2 insufficient-material"
+
+
+def test_straightening_the_piece_just_moved_is_not_the_opponent_touching_it():
+    # White plays e4 and centres the pawn at once; d5xe4 was possible, yet black may play Nf6.
+    fen = "rnbqkbnr/ppp1pppp/8/3p4/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 2"
+    hands = "1000 lift e2\n1300 place e4\n1800 lift e4\n2100 place e4\n3000 lift g8\n3300 place f6"
+    assert replay(hands, fen=fen)[:-1] == ["move e2e4", "move g8f6"]
+    # Much later, a lift of that pawn is black touching it: black must then take it.
+    hands = "1000 lift e2\n1300 place e4\n5000 lift e4\n5300 place e4\n6000 lift g8\n6300 place f6"
+    assert replay(hands, fen=fen)[1].startswith("error touch-move e4")

@@ -96,6 +96,8 @@ class Referee:
     touch_ms = 150
     # Kings on the centre squares must stay there this long to count as a result (DGT convention).
     result_ms = 600
+    # For this long after a move, lifting the piece that moved is the mover straightening it.
+    adjust_ms = 2000
 
     def __init__(self, game=None, mode=STRICT):
         self.game = game or Game()
@@ -111,6 +113,7 @@ class Referee:
         self.filled = []  # squares the game has empty that are occupied
         self.out = []
         self.last_change = 0
+        self.committed_at = 0
         self.pending = 0  # the legal move the board shows now, waiting for commit_ms
         self.pending_kind = None  # "move", "undo", "castle", "new", "result", "setup"
         self.pending_result = None
@@ -198,7 +201,7 @@ class Referee:
                 del self._lift_time[sq]  # back before it counted as a touch
         else:
             self.was_lifted[sq] = 1
-            if self.base[sq] and self.phase == PLAY and sq not in self.touched:
+            if self.base[sq] and self.phase == PLAY and sq not in self.touched and not self._adjusting(sq, now):
                 self._lift_time[sq] = now
         self.last_change = now
         if occupied and self._tap and sq == self.promotion_square and self.occ == self.base:
@@ -210,6 +213,12 @@ class Referee:
                 self.touched.remove(sq)
             return
         self._recompute()
+
+    def _adjusting(self, sq, now):
+        """A player who has just moved often centres the piece on its square: a lift of the moved
+        piece soon after the commit is that player's, not the opponent touching it (FIDE 4.2)."""
+        last = self.game.last_move()
+        return bool(last) and _elapsed(now, self.committed_at) < self.adjust_ms and self._part_of(last, sq)
 
     def tick(self, now):
         """Call every scan: confirms touches, commits what has been still long enough."""
@@ -543,6 +552,7 @@ class Referee:
     # ------------------------------------------------------------------ commits
 
     def _commit(self, now):
+        self.committed_at = now
         kind = self.pending_kind
         move = self.pending
         self.pending = 0
