@@ -38,16 +38,11 @@ STYLES = ("random", "shuffle", "capture", "mating")
 
 
 def reason_of(board):
+    """python-chess's termination in the firmware's words (CHECKMATE -> "checkmate", ...)."""
     outcome = board.outcome()
     if outcome is None:
         return "-"
-    return {
-        chess.Termination.CHECKMATE: "checkmate",
-        chess.Termination.STALEMATE: "stalemate",
-        chess.Termination.INSUFFICIENT_MATERIAL: "insufficient-material",
-        chess.Termination.SEVENTYFIVE_MOVES: "seventyfive-moves",
-        chess.Termination.FIVEFOLD_REPETITION: "fivefold-repetition",
-    }[outcome.termination]
+    return outcome.termination.name.lower().replace("_", "-")
 
 
 def claims_of(board):

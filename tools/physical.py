@@ -238,14 +238,8 @@ def transcript(seed, mode="strict", max_plies=120, knock_rate=0.05):
         board.push(move)
     outcome = board.outcome()
     if outcome is not None:
-        reason = {
-            chess.Termination.CHECKMATE: "checkmate",
-            chess.Termination.STALEMATE: "stalemate",
-            chess.Termination.INSUFFICIENT_MATERIAL: "insufficient-material",
-            chess.Termination.SEVENTYFIVE_MOVES: "seventyfive-moves",
-            chess.Termination.FIVEFOLD_REPETITION: "fivefold-repetition",
-        }[outcome.termination]
-        expected.append("end %s %s" % (outcome.result(), reason))
+        # python-chess's termination in the firmware's words (FIVEFOLD_REPETITION -> fivefold-repetition)
+        expected.append("end %s %s" % (outcome.result(), outcome.termination.name.lower().replace("_", "-")))
     return "".join(lines) + h.text(), expected, board.fen()
 
 

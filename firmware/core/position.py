@@ -379,57 +379,31 @@ class Position:
         return buf
 
     def attacked(self, sq, by):
-        """Is the 0x88 square attacked by the side `by` (WHITE or BLACK)? Allocates nothing."""
+        """Is the 0x88 square attacked by the side `by` (WHITE or BLACK)? Allocates nothing.
+
+        Walks the eight lines out of sq to the first piece on each: one of `by`'s pieces there
+        attacks sq if _ATTACKS says its type reaches that far in that direction (a slider at any
+        distance, a king or pawn next to it). Knights jump, so they are looked up apart."""
         b = self.board
-        if by == WHITE:
-            t = sq - 15
-            if not t & 0x88 and b[t] == PAWN:
-                return True
-            t = sq - 17
-            if not t & 0x88 and b[t] == PAWN:
-                return True
-        else:
-            t = sq + 15
-            if not t & 0x88 and b[t] == PAWN | BLACK:
-                return True
-            t = sq + 17
-            if not t & 0x88 and b[t] == PAWN | BLACK:
-                return True
-        p = KNIGHT | by
+        n = KNIGHT | by
         for d in _KNIGHT_STEPS:
             t = sq + d
-            if not t & 0x88 and b[t] == p:
+            if not t & 0x88 and b[t] == n:
                 return True
-        k = KING | by
-        rq = ROOK | by
-        bq = BISHOP | by
-        q = QUEEN | by
-        for d in _ROOK_STEPS:
+        for d in _KING_STEPS:
             t = sq + d
-            if not t & 0x88:
+            while not t & 0x88:
                 p = b[t]
-                if p == k:
-                    return True
-                while not p:
-                    t += d
-                    if t & 0x88:
-                        break
-                    p = b[t]
-                if p == rq or p == q:
-                    return True
-        for d in _BISHOP_STEPS:
-            t = sq + d
-            if not t & 0x88:
-                p = b[t]
-                if p == k:
-                    return True
-                while not p:
-                    t += d
-                    if t & 0x88:
-                        break
-                    p = b[t]
-                if p == bq or p == q:
-                    return True
+                if p:
+                    if p & 8 == by:
+                        kind = p & 7
+                        diff = sq - t  # from the attacker to the square
+                        if kind == PAWN and by == BLACK:
+                            diff = -diff  # black pawns capture downwards: the table is white's
+                        if _ATTACKS[diff + 119] & (1 << kind):
+                            return True
+                    break
+                t += d
         return False
 
     def is_check(self):
