@@ -34,7 +34,7 @@ def run_figures(cmd):
     return figures, order
 
 
-def python_chess_perft():
+def python_chess_perft(depth):
     import chess
 
     board = chess.Board(KIWIPETE)
@@ -50,7 +50,7 @@ def python_chess_perft():
         return n
 
     t0 = time.perf_counter()
-    n = perft(3)
+    n = perft(depth)
     return n / (time.perf_counter() - t0)
 
 
@@ -89,7 +89,8 @@ def main():
     extra = ["--quick"] if quick else []
     print("Benchmarks (figures, not tests). CPython %s, MicroPython unix port, Pico estimated." % sys.version.split()[0])
     cp, order = run_figures([sys.executable, "tools/bench_core.py"] + extra)
-    mp, _ = run_figures([MICROPYTHON, "-X", "heapsize=200k", "tools/bench_core.py"] + extra)
+    mp, mp_order = run_figures([MICROPYTHON, "-X", "heapsize=200k", "tools/bench_core.py"] + extra)
+    order += [key for key in mp_order if key not in order]  # figures only MicroPython can measure
     scale = PICO_LOOP_US / float(mp["loop_iteration"][0])
     print()
     print("%-30s %14s %14s %14s  %s" % ("figure", "CPython", "MicroPython", "Pico (est.)", "what"))
@@ -111,9 +112,10 @@ def main():
         what = mnote if value == "n/a" else note or mnote
         print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), pico, what))
     print()
-    pc = python_chess_perft()
+    depth = 2 if quick else 3
+    pc = python_chess_perft(depth)
     ours = float(cp["perft_make_unmake"][0])
-    print("python-chess perft (push/pop at every leaf, Kiwipete depth 3): %.0f nodes/s on CPython" % pc)
+    print("python-chess perft (push/pop at every leaf, Kiwipete depth %d): %.0f nodes/s on CPython" % (depth, pc))
     print("firmware core, same measure: %.0f nodes/s = %.2f x python-chess" % (ours, ours / pc))
     board = os.path.join(ROOT, "tools", "bench_board.py")
     if os.path.exists(board):
