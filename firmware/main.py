@@ -1,0 +1,251 @@
+# The Pico's wiring: settings, pins, scanner, LEDs, saved game and USB link, then the scan loop.
+#
+# MicroPython runs main.py at boot (a .py, never main.mpy), so this file stays small and only
+# wires: every decision lives in app.py and core/, every pin access in hardware/. Nothing here
+# imports `machine` or `neopixel` at module level: build() takes them as arguments (the Pico's
+# own by default), so host_tests/test_main_loop.py can import this file on CPython and run the
+# same wiring on hardware/fake.py.
+#
+# Ctrl-C stays enabled (micropython.kbd_intr is left alone): mpremote reaches the REPL by sending
+# Ctrl-C, which raises KeyboardInterrupt in the loop below and ends main.py. The same byte (0x03)
+# inside protocol traffic does the same, which is why the USB protocol is ASCII text only.
+import sys
+import time
+
+import asyncio
+import config
+from micropython import const
+from app import App
+from hardware.matrix import MatrixScanner
+from link import Link
+from store import GameStore
+
+try:
+    _ticks_ms = time.ticks_ms
+    _ticks_diff = time.ticks_diff
+    _sleep_ms = asyncio.sleep_ms
+except AttributeError:  # CPython (host tests): the same calls on a monotonic clock
+    def _ticks_ms():
+        return int(time.monotonic() * 1000)
+
+    def _ticks_diff(a, b):
+        return a - b
+
+    def _sleep_ms(ms):
+        return asyncio.sleep(ms / 1000)
+
+
+# Read at most this many input bytes per turn of the input task, so a PC flooding the port cannot
+# hold the scan loop off for long (64 bytes: half a protocol line; the commands a line completes
+# run in the same turn).
+INPUT_BURST = const(64)
+# Input is looked at this often. At USB full speed a 128-byte line arrives in well under 1 ms;
+# 10 ms keeps replies prompt without taking turns from the scan.
+INPUT_PERIOD_MS = const(10)
+# The on-board LED toggles this often while the loop runs: a frozen LED is a hung board.
+HEARTBEAT_MS = const(500)
+
+
+class Board:
+    """Everything wired together: app, link, store, leds, status LED."""
+
+    def __init__(self, app, link, store, leds, status_led=None):
+        self.app = app
+        self.link = link
+        self.store = store
+        self.leds = leds
+        self.status_led = status_led
+        self.now = 0  # ms since start-up, never wrapping (see tick())
+        self._last_ticks = _ticks_ms()
+        self._beat = 0
+
+    def start(self, ticks=None):
+        """Power-up: read the board, resume the saved game, light the LEDs. ticks: the
+        time.ticks_ms() value now (read here when not given)."""
+        self._last_ticks = _ticks_ms() if ticks is None else ticks
+        app = self.app
+        app.start(self.now)
+        ref = app.referee
+        # A resignation or agreed draw is not in the moves: the store keeps it beside them.
+        if self.store is not None and self.store.apply_result(ref.game):
+            ref.load_game(ref.game, self.now)
+            app.redraw()
+        self.link.poll(self.now)
+        if self.status_led is not None:
+            self.status_led.value(1)
+
+    def tick(self, ticks):
+        """One scan at time.ticks_ms() value `ticks`.
+
+        The core subtracts times plainly, so it gets a count that never wraps: ticks_ms wraps at
+        2**30 ms (12.4 days) on the Pico, ticks_diff takes the wrap out. Past 2**30 the count
+        becomes a heap int (a few bytes per scan), which only a board left on for weeks reaches."""
+        self.now += _ticks_diff(ticks, self._last_ticks)
+        self._last_ticks = ticks
+        now = self.now
+        self.app.step(now)
+        self.link.poll(now)
+        if self.status_led is not None and now - self._beat >= HEARTBEAT_MS:
+            self._beat = now
+            self.status_led.value(not self.status_led.value())
+
+    async def scan_task(self, period_ms, steps=-1):
+        """app.step every period_ms (less the time the step took); `steps` < 0 runs forever."""
+        while steps != 0:
+            t0 = _ticks_ms()
+            self.tick(t0)
+            spent = _ticks_diff(_ticks_ms(), t0)
+            # sleep_ms(0) still yields, so the input task gets its turn even after a slow step.
+            await _sleep_ms(period_ms - spent if spent < period_ms else 0)
+            if steps > 0:
+                steps -= 1
+
+    async def input_task(self, read_ready, steps=-1):
+        """Feed the link what USB serial received. read_ready() -> bytes waiting, without
+        blocking (b"" or None when nothing came)."""
+        link = self.link
+        while steps != 0:
+            n = 0
+            while n < INPUT_BURST:
+                data = read_ready()
+                if not data:
+                    break
+                link.feed(data)
+                n += len(data)
+            await _sleep_ms(INPUT_PERIOD_MS)
+            if steps > 0:
+                steps -= 1
+
+    def shutdown(self):
+        """Leaving main.py (Ctrl-C): LEDs dark, so a board at the REPL does not show stale moves."""
+        try:
+            self.leds.clear()
+        except Exception:  # noqa: BLE001 - a dead LED driver must not hide the real error
+            pass
+        if self.status_led is not None:
+            self.status_led.value(0)
+
+
+def make_leds(settings, machine, neopixel, say):
+    """The LED driver settings.led_type names, on its pins."""
+    Pin = machine.Pin
+    if settings.led_type == "max7219":
+        from hardware.max7219 import Max7219Leds
+
+        pins = {"sck": Pin(settings.spi_sck), "mosi": Pin(settings.spi_mosi)}
+        if settings.spi_miso is not None:
+            pins["miso"] = Pin(settings.spi_miso)
+        # Mode 0 as the MAX7219 wants it: data taken on the rising clock edge, MSB first.
+        spi = machine.SPI(settings.spi_id, baudrate=settings.spi_baudrate, polarity=0, phase=0, **pins)
+        cs = Pin(settings.spi_cs, Pin.OUT, value=1)
+        leds = Max7219Leds(spi, cs, brightness=settings.brightness)
+        if settings.spi_miso is None:
+            say("MAX7219: spi_miso is null, so the driver cannot check that the chip answers")
+        elif not leds.self_test():
+            say(
+                "MAX7219 does not answer on DOUT -> GPIO %d: check its 5 V supply, the wires to "
+                "GPIO %d/%d/%d and the DOUT divider" % (settings.spi_miso, settings.spi_sck, settings.spi_mosi, settings.spi_cs)
+            )
+        return leds
+    from hardware.ws2812 import Ws2812Leds
+
+    np = neopixel.NeoPixel(Pin(settings.led_pin, Pin.OUT), 64)
+    return Ws2812Leds(
+        np,
+        chain=config.chain_squares(settings.led_chain),
+        brightness=settings.brightness,
+        current_cap_ma=settings.current_cap_ma,
+        channel_ma=settings.led_channel_ma,
+    )
+
+
+def make_scanner(settings, machine):
+    """The reed matrix: rows open-drain and released, columns inputs with pull-ups."""
+    Pin = machine.Pin
+    # Released open-drain rows float (high impedance): no rank is selected until scan() pulls one low.
+    rows = [Pin(n, Pin.OPEN_DRAIN, value=1) for n in settings.row_pins]
+    for n in settings.column_pins:
+        Pin(n, Pin.IN, Pin.PULL_UP)
+    return MatrixScanner(
+        rows,
+        mem32=machine.mem32,
+        gpio_in_addr=config.SIO_GPIO_IN,
+        column_base=settings.column_base,
+        sleep_us=getattr(time, "sleep_us", None),
+        settle_us=settings.settle_us,
+    )
+
+
+def build(settings=None, machine=None, neopixel=None, write=None, fs=None, settings_path=config.DEFAULT_PATH):
+    """Wire a Board. Defaults: board.json (or the defaults), the Pico's machine and neopixel,
+    sys.stdout for the link, the flash filesystem for the saved game."""
+    said = []
+    problem = None
+    if settings is None:
+        settings, problem = config.load_or_default(settings_path)
+        if problem:
+            said.append(problem)
+    if machine is None:
+        import machine
+    if neopixel is None and settings.led_type == "ws2812":
+        import neopixel
+    if write is None:
+        write = sys.stdout.write
+    # LEDs before the matrix: the rp2 SPI driver claims a MISO pin even when none is wired
+    # (GPIO 8 for SPI1), and the column pins set up afterwards take theirs back.
+    leds = make_leds(settings, machine, neopixel, said.append)
+    matrix = make_scanner(settings, machine)
+    store = GameStore(settings.save_path, fs) if settings.save_path else None
+    app = App(settings, matrix, leds, store)
+    link = Link(app, write)
+    app.console = link.info
+    status_led = None
+    if settings.status_led_pin is not None:
+        status_led = machine.Pin(settings.status_led_pin, machine.Pin.OUT, value=0)
+    for text in said:
+        link.info(text)
+    return Board(app, link, store, leds, status_led)
+
+
+def stdin_reader():
+    """read_ready() for the Pico's USB serial: the bytes waiting, never blocking."""
+    import select
+
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    # CPython's buffered reader would read ahead past what poll() saw; MicroPython's has no .raw.
+    stdin = getattr(stdin, "raw", stdin)
+    poller = select.poll()
+    poller.register(stdin, select.POLLIN)
+    ipoll = getattr(poller, "ipoll", None)
+
+    def read_ready():
+        # ipoll reuses its result (no allocation per call); poll() makes a list each time.
+        for _ in ipoll(0) if ipoll else poller.poll(0):
+            return stdin.read(1)
+        return None
+
+    return read_ready
+
+
+async def run(board, read_ready, scan_steps=-1, input_steps=-1):
+    period = board.app.settings.scan_period_ms
+    reader = asyncio.create_task(board.input_task(read_ready, input_steps))
+    await board.scan_task(period, scan_steps)
+    if input_steps >= 0:
+        await reader
+    else:
+        reader.cancel()
+
+
+def main():
+    board = build()
+    board.start()
+    board.link.info("chessboard ready; type help for the commands")
+    try:
+        asyncio.run(run(board, stdin_reader()))
+    finally:
+        board.shutdown()
+
+
+if __name__ == "__main__":
+    main()

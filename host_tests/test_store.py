@@ -1,0 +1,167 @@
+# Tests of firmware/store.py with App and the real filesystem (the power-cut tests run portably in
+# host_tests/portable/test_store_portable.py, on CPython, MicroPython and WebAssembly alike).
+import os
+import zlib
+
+import config
+from app import App
+from core.game import Game
+from core.position import parse_square
+from hardware.fake import VirtualReedMatrix
+from hardware.leds import TextLeds
+from hardware.matrix import MatrixScanner
+from store import GameStore, StoreError, adler32, parse
+from test_store_portable import GAME_1, FakeFlash, PowerCut, play
+
+START = list(range(16)) + list(range(48, 64))
+
+
+def board(store, occupied=START, console=None):
+    vm = VirtualReedMatrix()
+    for sq in occupied:
+        vm.place(sq)
+    scanner = MatrixScanner(vm.rows, read_columns=vm.read_columns, sleep_us=vm.sleep_us)
+    app = App(config.Settings(), scanner, TextLeds(), store, console)
+    return app, vm
+
+
+def test_adler32_is_zlibs():
+    for data in (b"", b"a", b"chessboard-game 1\n", bytes(range(256)) * 40, b"\xff" * 9000):
+        a, b = adler32(data)
+        assert (b << 16) | a == zlib.adler32(data)
+
+
+def test_real_filesystem_round_trip_and_replace(tmp_path):
+    path = str(tmp_path / "game.sav")
+    store = GameStore(path)
+    assert store.load() is None
+    store.save(play(GAME_1[:5]), "strict")
+    store.save(play(GAME_1[:6]), "casual")  # rename over an existing file
+    assert sorted(os.listdir(tmp_path)) == ["game.sav"]  # no .tmp left behind
+    assert GameStore(path).load() == (Game().start_fen, GAME_1[:6], "casual")
+
+
+def test_unreadable_path_is_a_store_error(tmp_path):
+    (tmp_path / "game.sav").mkdir()  # a directory where the file should be
+    try:
+        GameStore(str(tmp_path / "game.sav")).load()
+    except StoreError as e:
+        assert "cannot be read" in str(e)
+    else:
+        raise AssertionError("a directory loaded as a game")
+
+
+def test_app_resumes_the_saved_game_after_a_reboot():
+    flash = FakeFlash()
+    GameStore("game.sav", flash).save(play(GAME_1[:4]), "casual")
+    said = []
+    # The pieces stand where the saved game has them.
+    game = play(GAME_1[:4])
+    occupied = [sq for sq in range(64) if game.position.piece_at(sq)]
+    app, vm = board(GameStore("game.sav", flash), occupied, said.append)
+    app.start(0)
+    assert app.referee.game.uci_moves() == GAME_1[:4]
+    assert app.referee.mode == "casual"
+    assert said == ["resuming the saved game after 4 moves"]
+
+
+def test_app_with_a_corrupt_save_starts_a_new_game_and_says_why():
+    flash = FakeFlash()
+    GameStore("game.sav", flash).save(play(GAME_1[:4]), "strict")
+    flash.files["game.sav"] = flash.files["game.sav"][:-9]  # cut off mid end line
+    said = []
+    app, vm = board(GameStore("game.sav", flash), START, said.append)
+    app.start(0)
+    assert app.referee.game.moves == []
+    assert len(said) == 1
+    assert said[0].startswith("saved game unreadable, starting a new game: game.sav: truncated")
+    # The next move saves a good file again.
+    vm.lift(parse_square("e2"))
+    vm.place(parse_square("e4"))
+    for t in range(5, 600, 5):
+        vm.now_ms = t
+        app.step(t)
+    assert app.referee.game.uci_moves() == ["e2e4"]
+    assert GameStore("game.sav", flash).load()[1] == ["e2e4"]
+
+
+def test_app_saves_after_every_move_and_a_cut_save_resumes_one_move_back():
+    flash = FakeFlash()
+    app, vm = board(GameStore("game.sav", flash))
+    app.start(0)
+    t = 0
+
+    def hands(*actions):
+        # One action per 50 ms, as hands do: a lift and a place in the same scan would cancel out.
+        nonlocal t
+        for act, name in actions:
+            getattr(vm, act)(parse_square(name))
+            for _ in range(10):
+                t += 5
+                vm.now_ms = t
+                app.step(t)
+
+    for uci in GAME_1[:6]:
+        steps = [("lift", uci[:2])]
+        if vm.occupied(parse_square(uci[2:4])):
+            steps.append(("lift", uci[2:4]))
+        steps.append(("place", uci[2:4]))
+        if uci == "e5d6":
+            steps.append(("lift", "d5"))
+        before = flash.ops
+        hands(*steps)
+        for _ in range(80):
+            t += 5
+            vm.now_ms = t
+            app.step(t)
+        assert flash.ops > before, "no save after " + uci
+        assert GameStore("game.sav", flash).load()[1] == app.referee.game.uci_moves()
+    assert app.referee.game.uci_moves() == GAME_1[:6]
+    # The power goes in the middle of the next save: the board comes back one move earlier.
+    flash.cut_at = flash.ops + 3
+    vm.lift(parse_square("g1"))
+    vm.place(parse_square("f3"))
+    try:
+        for _ in range(80):
+            t += 5
+            vm.now_ms = t
+            app.step(t)
+    except PowerCut:
+        pass
+    else:
+        raise AssertionError("no save was attempted")
+    flash.boot()
+    assert GameStore("game.sav", flash).load()[1] == GAME_1[:6]
+
+
+def test_resignation_survives_a_reboot_through_apply_result():
+    flash = FakeFlash()
+    game = play(GAME_1[:4])
+    game.resign(0)
+    GameStore("game.sav", flash).save(game, "strict")
+    store = GameStore("game.sav", flash)
+    occupied = [sq for sq in range(64) if game.position.piece_at(sq)]
+    app, vm = board(store, occupied)
+    app.start(0)
+    assert store.apply_result(app.referee.game)
+    app.referee.load_game(app.referee.game, 0)
+    assert (app.referee.game.result, app.referee.game.reason) == ("0-1", "resignation")
+    assert app.referee.phase == 2  # OVER: the board waits for a new game
+
+
+def test_parse_reports_unknown_lines_and_modes():
+    for body, words in (
+        (b"chessboard-game 1\nseq 1\nmode wild\nstart x\n", "unknown mode"),
+        (b"chessboard-game 1\nseq 1\nmode strict\nstart x\nfoo bar\n", "unknown line"),
+        (b"chessboard-game 1\nmode strict\nstart x\n", "incomplete record"),
+        (b"chessboard-game 1\nseq 1\nmode strict\nstart x\nresult 1-0 checkmate\n", "bad result line"),
+        (b"some-other-file 1\n", "not a saved game"),
+    ):
+        a, b = adler32(body)
+        data = body + ("end %d %04x%04x\n" % (len(body), b, a)).encode()
+        try:
+            parse(data, "game.sav")
+        except StoreError as e:
+            assert words in str(e), (words, str(e))
+        else:
+            raise AssertionError(words)

@@ -1,0 +1,268 @@
+# Measures the board's main loop on fakes: free RAM after start-up and the time of one scan step.
+#
+# Usage (from the repository root):
+#   python3 tools/bench_board.py
+#   .venv/bin/micropython -X heapsize=240k tools/bench_board.py [--mpy]
+# --mpy imports the firmware from build/mpy/ (what `make test-mpy` compiled, the .mpy files
+# `make flash` puts on the Pico) instead of compiling firmware/*.py into the heap.
+# One line per figure, `name: value unit`. The board is wired by firmware/main.py's build() on
+# hardware/fake.py (VirtualReedMatrix behind a MatrixScanner on a FakeMem32, FakeNeoPixel behind
+# the WS2812 driver), with the saved game in a RAM filesystem and the USB link writing nowhere.
+#
+# What the figures leave out, because no Pico is attached: the 8 x settle_us (10 us) the real
+# scanner waits per scan (the fake counts the waits instead of sleeping), the 1.9 ms of a WS2812
+# write, the flash write of a save (littlefs erases a 4 kB sector: tens of ms), and the RP2040
+# being about 7x slower than the WebAssembly build and far slower than a PC (FIELD-NOTES.md).
+# Under the unix port the modules are compiled from .py into the heap, as on a Pico without .mpy
+# files; the .mpy files `make flash` copies leave more RAM free.
+import gc
+import sys
+import time
+
+MICROPYTHON = sys.implementation.name == "micropython"
+
+
+def _dirname(path):
+    i = path.rfind("/")
+    if i > 0:
+        return path[:i]
+    return "/" if i == 0 else ""
+
+
+MPY = "--mpy" in sys.argv
+
+
+def _setup_paths():
+    here = _dirname(__file__.replace("\\", "/")) or "."
+    root = _dirname(here) if here not in (".", "") else ".."
+    if here == "tools":
+        root = "."
+    code = root + ("/build/mpy" if MPY else "/firmware")
+    for path in ((root + "/tools/shims") if not MICROPYTHON else None, code):
+        if path and path not in sys.path:
+            sys.path.insert(0, path)
+
+
+_setup_paths()
+
+if MICROPYTHON:
+    _ticks_us = time.ticks_us
+    _ticks_diff = time.ticks_diff
+else:
+
+    def _ticks_us():
+        return time.perf_counter_ns() // 1000
+
+    def _ticks_diff(a, b):
+        return a - b
+
+
+class _Module:
+    """A stand-in for a module: attributes only."""
+
+
+class _PinFactory:
+    """machine.Pin: hands out the virtual matrix's row and column pins, a FakePin otherwise."""
+
+    def __init__(self, vm, rows, cols):
+        from hardware.fake import FakePin
+
+        self.IN = FakePin.IN
+        self.OUT = FakePin.OUT
+        self.OPEN_DRAIN = FakePin.OPEN_DRAIN
+        self.PULL_UP = FakePin.PULL_UP
+        self.PULL_DOWN = FakePin.PULL_DOWN
+        self._fake = FakePin
+        self._vm = vm
+        self._rows = rows
+        self._cols = cols
+        self._others = {}
+
+    def __call__(self, id, mode=-1, pull=-1, value=None):
+        if id in self._rows:
+            pin = self._vm.rows[self._rows.index(id)]
+        elif id in self._cols:
+            pin = self._vm.columns[self._cols.index(id)]
+        else:
+            pin = self._others.get(id)
+            if pin is None:
+                pin = self._fake(id)
+                self._others[id] = pin
+        pin.init(mode, pull, value=value)
+        return pin
+
+
+class _RamFile:
+    def __init__(self, fs, path, data=None):
+        self._fs = fs
+        self._path = path
+        self._data = data
+        self._parts = []
+
+    def write(self, b):
+        self._parts.append(bytes(b))
+        return len(b)
+
+    def read(self, n=-1):
+        return self._data if n < 0 else self._data[:n]
+
+    def close(self):
+        if self._data is None:
+            self._fs.files[self._path] = b"".join(self._parts)
+
+
+class _RamFs:
+    """The saved game's filesystem in RAM: the CPU cost of a save without the flash's."""
+
+    def __init__(self):
+        self.files = {}
+
+    def open(self, path, mode):
+        if "r" in mode:
+            if path not in self.files:
+                raise OSError(2, "ENOENT")
+            return _RamFile(self, path, self.files[path])
+        return _RamFile(self, path)
+
+    def rename(self, old, new):
+        self.files[new] = self.files.pop(old)
+
+    def remove(self, path):
+        del self.files[path]
+
+
+def build_board():
+    import config
+    import main
+    from hardware.fake import FakeNeoPixel, VirtualReedMatrix
+
+    settings = config.Settings()
+    vm = VirtualReedMatrix(column_base=settings.column_base, gpio_in_addr=config.SIO_GPIO_IN)
+    for sq in range(16):
+        vm.place(sq)
+        vm.place(63 - sq)
+    machine = _Module()
+    machine.Pin = _PinFactory(vm, list(settings.row_pins), list(settings.column_pins))
+    machine.mem32 = vm.mem32
+    neopixel = _Module()
+    neopixel.NeoPixel = FakeNeoPixel
+    out = []
+    board = main.build(settings, machine, neopixel, out.append, fs=_RamFs())
+    # main.py gives the scanner time.sleep_us for the 8 settle waits per scan; on the unix port
+    # that is a system call each (tens of us) where the Pico busy-waits 10 us. Count them instead,
+    # so the figures are the Python work of a step.
+    board.app.matrix._sleep_us = vm.sleep_us
+    return board, vm, out
+
+
+def timed_step(app, vm, t):
+    vm.now_ms = t
+    start = _ticks_us()
+    app.step(t)
+    return _ticks_diff(_ticks_us(), start)
+
+
+def main():
+    gc.collect()
+    free_before = gc.mem_free() if MICROPYTHON else None
+    board, vm, out = build_board()
+    board.start(0)
+    app = board.app
+    gc.collect()
+    if MICROPYTHON:
+        print(
+            "ram_free_after_start: %d bytes (the board took %d bytes, code from %s)"
+            % (gc.mem_free(), free_before - gc.mem_free(), ".mpy" if MPY else ".py")
+        )
+    else:
+        print("ram_free_after_start: n/a (CPython has no fixed heap)")
+
+    t = 0
+    # Idle: the board at rest, nothing changing.
+    for _ in range(20):
+        t += 5
+        timed_step(app, vm, t)
+    idle = []
+    for _ in range(200):
+        t += 5
+        idle.append(timed_step(app, vm, t))
+    idle.sort()
+    print("step_idle: %d us median, %d us max of %d steps" % (idle[len(idle) // 2], idle[-1], len(idle)))
+
+    if MICROPYTHON and hasattr(gc, "mem_alloc"):
+        # The whole scan turn main.py runs (App.step, the link's poll, the heartbeat), outside a
+        # CPP round and in one.
+        for label in ("alloc_per_idle_tick", "alloc_per_idle_tick_in_cpp_round"):
+            if label.endswith("round"):
+                board.link.feed(b"begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n")
+            for _ in range(5):
+                t += 5
+                vm.now_ms = t
+                board.tick(t)
+            gc.collect()
+            before = gc.mem_alloc()
+            for _ in range(100):
+                t += 5
+                vm.now_ms = t
+                board.tick(t)
+            print("%s: %d bytes" % (label, (gc.mem_alloc() - before) // 100))
+        board.link.feed(b"end\n")
+
+    # A lift: the step whose debounced scan reports it (destinations worked out and rendered).
+    lifts = []
+    g1 = 6
+    for _ in range(10):
+        vm.lift(g1)
+        steps = 0
+        while True:
+            t += 5
+            vm.now_ms = t
+            n_before = app.referee.version
+            us = timed_step(app, vm, t)
+            steps += 1
+            if app.referee.version != n_before:
+                lifts.append(us)
+                break
+        for _ in range(4):
+            t += 5
+            timed_step(app, vm, t)
+        vm.place(g1)
+        for _ in range(10):
+            t += 5
+            timed_step(app, vm, t)
+    lifts.sort()
+    print("step_lift: %d us median, %d us max of %d lifts" % (lifts[len(lifts) // 2], lifts[-1], len(lifts)))
+
+    # A commit: the step in which the move is made final and saved (RAM filesystem).
+    commits = []
+    moves = (("e2", "e4"), ("e7", "e5"), ("g1", "f3"), ("b8", "c6"))
+    from core.position import parse_square
+
+    for f, to in moves:
+        vm.lift(parse_square(f))
+        for _ in range(10):
+            t += 5
+            timed_step(app, vm, t)
+        vm.place(parse_square(to))
+        count = len(app.referee.game.moves)
+        while len(app.referee.game.moves) == count:
+            t += 5
+            us = timed_step(app, vm, t)
+        commits.append(us)
+        for _ in range(20):
+            t += 5
+            timed_step(app, vm, t)
+    commits.sort()
+    print("step_commit_and_save: %d us median, %d us max of %d moves" % (commits[len(commits) // 2], commits[-1], len(commits)))
+
+    # The link answering a command (parse, status line).
+    start = _ticks_us()
+    board.link.feed(b"status\n")
+    print("link_status_command: %d us" % _ticks_diff(_ticks_us(), start))
+    gc.collect()
+    if MICROPYTHON:
+        print("ram_free_after_game: %d bytes" % gc.mem_free())
+
+
+if __name__ == "__main__":
+    main()
