@@ -60,6 +60,8 @@ class App:
                     game = Game(fen)
                     for uci in moves:
                         game.push_uci(uci)
+                    # A resignation or agreed draw is not in the moves: the store keeps it beside them.
+                    self.store.apply_result(game)
                     ref.set_mode(mode)
                     self.console("resuming the saved game after %d moves" % len(moves))
                 except ValueError as e:

@@ -65,11 +65,6 @@ class Board:
         self._last_ticks = _ticks_ms() if ticks is None else ticks
         app = self.app
         app.start(self.now)
-        ref = app.referee
-        # A resignation or agreed draw is not in the moves: the store keeps it beside them.
-        if self.store is not None and self.store.apply_result(ref.game):
-            ref.load_game(ref.game, self.now)
-            app.redraw()
         self.link.poll(self.now)
         if self.status_led is not None:
             self.status_led.value(1)
