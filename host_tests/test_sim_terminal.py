@@ -1,0 +1,186 @@
+# Tests of the terminal simulator (tools/sim_terminal.py) and the glue it shares with the browser page (sim/board_sim.py).
+#
+# The firmware runs unmodified behind sim/board_sim.py; these tests play it through the terminal's
+# commands, the way a person without a browser would, and check the events and the LED frame.
+import io
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "sim"))
+
+import board_sim  # noqa: E402
+import sim_terminal  # noqa: E402  (tools/ is on sys.path through conftest.py)
+from core.position import parse_square  # noqa: E402
+
+
+def terminal(**kw):
+    out = io.StringIO()
+    term = sim_terminal.Terminal(out=out, quiet=True, **kw)
+    return term, out
+
+
+def play(term, out, *lines):
+    """Run lines; returns the text they printed."""
+    start = out.tell()
+    for line in lines:
+        assert term.line(line), "command failed: %r\n%s" % (line, out.getvalue()[start:])
+    return out.getvalue()[start:]
+
+
+def signal(term, name):
+    return term.sim.frame_chars()[parse_square(name)]
+
+
+def test_a_full_game_to_mate_with_castling_captures_and_an_illegal_move():
+    term, out = terminal()
+    text = play(term, out, "move e2 e4", "move e7 e5", "move g1 f3", "move d7 d6", "move f1 c4", "move c8 g4")
+    assert text.split() == ["move", "e2e4", "move", "e7e5", "move", "g1f3", "move", "d7d6", "move", "f1c4", "move", "c8g4"]
+    # Castling king first: with the king on g1 the LEDs ask for the rook, h1 to f1.
+    play(term, out, "move e1 g1")
+    assert (signal(term, "h1"), signal(term, "f1")) == ("*", "o")
+    assert "move e1g1" in play(term, out, "move h1 f1")
+    assert "move b8c6" in play(term, out, "move b8 c6")
+    # An illegal move is flagged on its squares and retracted; touch-move then binds the knight.
+    text = play(term, out, "move b1 b3")
+    assert "error illegal b1 b3" in text
+    assert (signal(term, "b3"), signal(term, "b1")) == ("!", "v")
+    play(term, out, "move b3 b1")
+    assert signal(term, "b1") == "t"
+    assert "move b1c3" in play(term, out, "move b1 c3")
+    play(term, out, "move g7 g6")
+    # Capture, victim first: with the pawn off e5 the LEDs show who can take it.
+    play(term, out, "lift e5")
+    assert (signal(term, "e5"), signal(term, "f3")) == ("*", "x")
+    assert "move f3e5" in play(term, out, "lift f3; place e5")
+    # Capture by swapping: the queen is pushed off d1 as the bishop lands.
+    assert "move g4d1" in play(term, out, "lift g4; lift d1; place d1")
+    # Capture, own piece first, giving check.
+    assert "move c4f7" in play(term, out, "lift c4; lift f7; place f7")
+    assert signal(term, "e8") == "+"
+    play(term, out, "move e8 e7")
+    text = play(term, out, "move c3 d5")
+    assert "move c3d5" in text and "end 1-0 checkmate" in text
+    assert (signal(term, "e7"), signal(term, "d5")) == ("#", "m")
+    g = term.sim.game_state()
+    assert g["san"] == "e4 e5 Nf3 d6 Bc4 Bg4 O-O Nc6 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#".split()
+    assert g["result"] == "1-0" and g["reason"] == "checkmate"
+    # The terminal drew what the player did: captured pieces beside the board.
+    assert sorted(term.off) == sorted("pQp")
+    assert "".join(term.pieces[parse_square(s)] for s in ("g1", "f1", "d5", "e5", "d1", "f7")) == "KRNNbB"
+
+
+def test_promotion_taps_cycle_to_a_knight_that_mates():
+    term, out = terminal(fen="6nb/5Ppk/7p/8/8/8/8/K7 w - - 0 1")
+    assert "move f7f8q" in play(term, out, "move f7 f8")
+    assert signal(term, "f8") == "Q" and term.pieces[parse_square("f8")] == "Q"
+    assert "promote f7f8r" in play(term, out, "tap f8")
+    assert signal(term, "f8") == "R" and term.pieces[parse_square("f8")] == "R"
+    assert "promote f7f8b" in play(term, out, "tap f8")
+    text = play(term, out, "tap f8")
+    assert "promote f7f8n" in text and "end 1-0 checkmate" in text
+    assert term.pieces[parse_square("f8")] == "N"
+    assert (signal(term, "h7"), signal(term, "f8")) == ("#", "m")
+    assert "1. f8=N# 1-0" in term.sim.pgn()
+
+
+def test_a_knocked_piece_is_shown_and_put_back():
+    term, out = terminal()
+    play(term, out, "move e2 e4")
+    # Black to move: a white piece falling off the board cannot be part of black's move.
+    text = play(term, out, "knock a2")
+    assert "error mismatch a2" in text
+    assert signal(term, "a2") == "v"
+    assert term.off == ["P"]
+    play(term, out, "place a2")
+    assert signal(term, "a2") == "."
+    assert term.sim.game_state()["error"] is None
+    assert "move e7e5" in play(term, out, "move e7 e5")
+
+
+def test_casual_mode_takeback_and_new_game():
+    term, out = terminal(mode="casual")
+    play(term, out, "move e2 e4")
+    assert "undo e2e4" in play(term, out, "move e4 e2")
+    assert term.sim.game_state()["san"] == []
+    play(term, out, "move d2 d4", "move d7 d5")
+    assert "new" in play(term, out, "new").split()
+    assert term.sim.game_state()["san"] == []
+    play(term, out, "mode strict")
+    assert term.sim.game_state()["mode"] == "strict"
+
+
+def test_bad_commands_are_reported_and_change_nothing():
+    term, out = terminal()
+    for line in ("lift e4", "place e2", "lift z9", "fen not a fen", "mode blitz", "fly e2", "wait -5"):
+        start = out.tell()
+        assert not term.line(line)
+        assert out.getvalue()[start:].startswith("error: ")
+    assert term.sim.occupancy() == "1" * 16 + "0" * 32 + "1" * 16
+    assert term.sim.game_state()["san"] == []
+
+
+def test_the_command_line_reads_a_script_from_stdin():
+    script = "lift f2\nplace f3\nmove e7 e5\nmove g2 g4\nmove d8 h4\nleds\nquit\n"
+    run = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "tools", "sim_terminal.py")],
+        input=script, capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "end 0-1 checkmate" in out
+    assert re.search(r"^1 R  N  B  Q  K# B  N  R$", out, re.M), out  # the mated king's LED
+    assert "moves: 1. f3 e5 2. g4 Qh4#" in out
+    assert re.search(r"^e1 mated-king\s+ws2812b #(ff0000|000000)  max7219 (on|off)$", out, re.M)
+    bad = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "tools", "sim_terminal.py"), "-q"],
+        input="lift e5\n", capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 1 and "error: e5 is empty" in bad.stdout
+
+
+def test_the_glue_gives_the_firmware_squares_only():
+    # The page and the terminal know the pieces; the firmware must not. Every way the page talks to
+    # the glue is one of these calls, none of which carries a piece.
+    src = open(os.path.join(ROOT, "sim", "sim.js")).read()
+    calls = set(re.findall(r"(?<![.\w])sim\.([a-z_]+)\(", src))
+    assert calls == {"advance", "lay_out", "set_fen", "set_mode", "pgn", "state_json"}, calls
+    # advance() takes (time, 0/1, square) transitions; lay_out() a string of 0/1.
+    sim = board_sim.BoardSim()
+    assert sim.advance(100, ((50, 0, 12),)) and sim.vm.occupied(12) == 0
+    sim.lay_out("1" * 16 + "0" * 32 + "1" * 16)
+    sim.wait(100)
+    # Two pieces swapped by hand leave the switches as they were: the firmware cannot see it.
+    before = sim.log_count
+    for sq, occupied in ((1, 0), (2, 0), (1, 1), (2, 1)):
+        sim.advance(sim.now + 40, ((sim.now + 5, occupied, sq),))
+    sim.wait(600)
+    assert sim.log_count == before
+
+
+def test_state_json_reports_leds_in_square_order():
+    import json
+
+    sim = board_sim.BoardSim()
+    sim.wait(50)
+    sim.lift(parse_square("g1"))
+    sim.wait(100)
+    st = json.loads(sim.state_json())
+    px = st["pixels"]
+    colour = {name: px[6 * parse_square(name):6 * parse_square(name) + 6] for name in ("g1", "f3", "h3", "e4")}
+    # The strip is chained serpentine (config default); the glue maps LEDs back to squares.
+    assert colour == {"g1": "00ffff", "f3": "00ff00", "h3": "00ff00", "e4": "000000"}
+    assert st["frame"][parse_square("g1")] == "*"
+    assert st["mono"][parse_square("f3")] == "1" and st["mono"][parse_square("e4")] == "0"
+    table = json.loads(board_sim.signal_table_json())
+    assert table[3] == {"char": "o", "name": "quiet", "rgb": "00ff00"}
+
+
+@pytest.mark.parametrize("fen", ["8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1"])
+def test_set_fen_refuses_a_bad_position(fen):
+    sim = board_sim.BoardSim()
+    assert sim.set_fen(fen).startswith("bad FEN")
