@@ -7,20 +7,10 @@ from core import signals as S
 from hardware import leds
 from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI
 from hardware.max7219 import Max7219Leds
+from config import chain_squares
 from hardware.ws2812 import Ws2812Leds
 
 E4 = 28
-
-
-def chain_squares(order):
-    # Same as config.chain_squares (kept here so this file tests the driver, not config).
-    out = bytearray(64)
-    for n in range(64):
-        rank, f = n >> 3, n & 7
-        if order == "serpentine" and rank & 1:
-            f = 7 - f
-        out[n] = 8 * rank + f
-    return bytes(out)
 
 
 def one(code, square=E4):

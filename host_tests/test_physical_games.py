@@ -48,7 +48,7 @@ def check_game(seed, mode, knock_rate=0.05):
 
 
 @pytest.mark.parametrize("mode", ["strict", "casual"])
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(16))
 def test_random_games_are_read_exactly(seed, mode):
     check_game(1000 + seed, mode)
 
@@ -63,7 +63,7 @@ def test_without_knocks_the_board_never_flags_an_error(mode):
 def test_the_generator_covers_every_way_of_moving():
     """The transcripts exercise what the property is about (not just quiet moves)."""
     seen = set()
-    for seed in range(12):
+    for seed in range(16):
         for mode in ("strict", "casual"):
             _, want = check_game(1000 + seed, mode)
             for uci in want:

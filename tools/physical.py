@@ -15,6 +15,13 @@ import sys
 import chess
 
 PROMOTION_TAPS = {chess.QUEEN: 0, chess.ROOK: 1, chess.BISHOP: 2, chess.KNIGHT: 3}
+# The king's destination when castling -> (rook from, rook to).
+CASTLING_ROOK = {
+    chess.G1: (chess.H1, chess.F1),
+    chess.C1: (chess.A1, chess.D1),
+    chess.G8: (chess.H8, chess.F8),
+    chess.C8: (chess.A8, chess.D8),
+}
 
 
 def name(sq):
@@ -52,6 +59,13 @@ class Hands:
             self.t = t
         self.t += 1
 
+    def perform(self, gesture):
+        """Play (action, square, pause) steps; an action ending in "!" is clean (no bounce)."""
+        for action, sq, pause in gesture:
+            self.touch(action.rstrip("!"), sq, bounce=not action.endswith("!"))
+            if pause:
+                self.wait(*pause)
+
     def slide(self, squares):
         """A piece slid across empty squares closes each switch briefly on the way."""
         for sq in squares:
@@ -79,96 +93,53 @@ def path_between(a, b):
 
 
 def play_move(h, board, move, mode, rng):
-    """Transitions for one move; returns the expected output lines of the referee."""
+    """Transitions for one move; returns the expected output lines of the referee.
+
+    A gesture is a list of (action, square, pause before the next step as (min, max) ms)."""
     a, b = move.from_square, move.to_square
     piece = board.piece_at(a)
-    expected = []
     uci = move.uci()
+    expected = []
     if board.is_castling(move):
-        rook_from = chess.H1 if b == chess.G1 else chess.A1 if b == chess.C1 else chess.H8 if b == chess.G8 else chess.A8
-        rook_to = chess.F1 if b == chess.G1 else chess.D1 if b == chess.C1 else chess.F8 if b == chess.G8 else chess.D8
-        style = rng.choice(["king-first", "both-up", "rook-first"] if mode == "casual" else ["king-first", "both-up"])
+        rook_from, rook_to = CASTLING_ROOK[b]
+        styles = ["king-first", "both-up", "rook-first"] if mode == "casual" else ["king-first", "both-up"]
+        style = rng.choice(styles)
         if style == "king-first":
-            h.touch("lift", a)
-            h.wait(150, 900)
-            h.touch("place", b)
-            h.wait(100, 700)
-            h.touch("lift", rook_from)
-            h.wait(150, 700)
-            h.touch("place", rook_to)
+            gesture = [("lift", a, (150, 900)), ("place", b, (100, 700)), ("lift", rook_from, (150, 700)), ("place", rook_to, None)]
         elif style == "both-up":
-            h.touch("lift", a)
-            h.wait(50, 400)
-            h.touch("lift", rook_from)
-            h.wait(150, 900)
             first, second = (b, rook_to) if rng.random() < 0.5 else (rook_to, b)
-            h.touch("place", first)
-            h.wait(80, 500)
-            h.touch("place", second)
+            gesture = [("lift", a, (50, 400)), ("lift", rook_from, (150, 900)), ("place", first, (80, 500)), ("place", second, None)]
         else:
             # Rook first: the board reads the rook move, then revises it when the king follows.
-            h.touch("lift", rook_from)
-            h.wait(150, 600)
-            h.touch("place", rook_to)
-            h.wait(100, 1500)
-            h.touch("lift", a)
-            h.wait(150, 600)
-            h.touch("place", b)
-            expected += ["move " + chess.Move(rook_from, rook_to).uci(), "undo " + chess.Move(rook_from, rook_to).uci()]
-        expected.append("move " + uci)
-        return expected
+            gesture = [("lift", rook_from, (150, 600)), ("place", rook_to, (100, 1500)), ("lift", a, (150, 600)), ("place", b, None)]
+            rook_move = chess.Move(rook_from, rook_to).uci()
+            expected += ["move " + rook_move, "undo " + rook_move]
+        h.perform(gesture)
+        return expected + ["move " + uci]
     if board.is_en_passant(move):
-        victim = chess.square(chess.square_file(b), chess.square_rank(a))
-        order = rng.choice(["a-c-v", "v-a-c", "a-v-c"])
-        if order == "a-c-v":
-            h.touch("lift", a)
-            h.wait(150, 800)
-            h.touch("place", b)
-            h.wait(100, 1500)
-            h.touch("lift", victim)
-        elif order == "v-a-c":
-            h.touch("lift", victim)
-            h.wait(100, 900)
-            h.touch("lift", a)
-            h.wait(150, 800)
-            h.touch("place", b)
-        else:
-            h.touch("lift", a)
-            h.wait(100, 600)
-            h.touch("lift", victim)
-            h.wait(150, 800)
-            h.touch("place", b)
-        expected.append("move " + uci)
-        return expected
-    capture = board.is_capture(move)
-    adjust = mode == "casual" and rng.random() < 0.1
-    if adjust:
-        # j'adoube: the piece is lifted and put back before it moves
-        h.touch("lift", a)
-        h.wait(200, 700)
-        h.touch("place", a)
-        h.wait(200, 1500)
-    if capture:
-        order = rng.choice(["own-first", "victim-first", "swap"])
-        if order == "own-first":
-            h.touch("lift", a)
-            h.wait(150, 1200 if rng.random() < 0.8 else 4000)
-            h.touch("lift", b)
-            h.wait(100, 600)
-            h.touch("place", b)
-        elif order == "victim-first":
-            h.touch("lift", b)
-            h.wait(200, 1200)
-            h.touch("lift", a)
-            h.wait(150, 900)
-            h.touch("place", b)
-        else:
-            # The victim is pushed off as the attacker lands: b opens only briefly.
-            h.touch("lift", a)
-            h.wait(200, 900)
-            h.touch("lift", b, bounce=False)
-            h.wait(20, 100)
-            h.touch("place", b, bounce=False)
+        v = chess.square(chess.square_file(b), chess.square_rank(a))
+        gesture = rng.choice(
+            [
+                [("lift", a, (150, 800)), ("place", b, (100, 1500)), ("lift", v, None)],
+                [("lift", v, (100, 900)), ("lift", a, (150, 800)), ("place", b, None)],
+                [("lift", a, (100, 600)), ("lift", v, (150, 800)), ("place", b, None)],
+            ]
+        )
+        h.perform(gesture)
+        return ["move " + uci]
+    if mode == "casual" and rng.random() < 0.1:
+        h.perform([("lift", a, (200, 700)), ("place", a, (200, 1500))])  # j'adoube, then the move
+    if board.is_capture(move):
+        hold = (150, 1200) if rng.random() < 0.8 else (150, 4000)
+        gesture = rng.choice(
+            [
+                [("lift", a, hold), ("lift", b, (100, 600)), ("place", b, None)],  # own piece first
+                [("lift", b, (200, 1200)), ("lift", a, (150, 900)), ("place", b, None)],  # victim first
+                # Swap: the victim is pushed off as the attacker lands, b opens only briefly.
+                [("lift", a, (200, 900)), ("lift!", b, (20, 100)), ("place!", b, None)],
+            ]
+        )
+        h.perform(gesture)
     else:
         h.touch("lift", a)
         h.wait(120, 900 if rng.random() < 0.85 else 5000)  # sometimes held in the air for seconds
@@ -180,10 +151,7 @@ def play_move(h, board, move, mode, rng):
         # Tap the new piece (lift and put back) once per step: queen -> rook -> bishop -> knight.
         h.wait(300, 900)
         for i in range(PROMOTION_TAPS[move.promotion]):
-            h.touch("lift", b)
-            h.wait(150, 500)
-            h.touch("place", b)
-            h.wait(300, 800)
+            h.perform([("lift", b, (150, 500)), ("place", b, (300, 800))])
             expected.append("promote " + uci[:4] + "qrbn"[i + 1])
     return expected
 
