@@ -37,8 +37,8 @@ class App:
         self.faults = []  # squares the hardware checks flag
         self._version = -1
         self._changed_at = [0] * 64  # when each square last changed, for the stuck-switch check
-        self._stuck_reported = -1
         self._stuck_checked = 0
+        self._matrix_fault = False
         self.steps = 0
 
     def start(self, now):
@@ -84,7 +84,7 @@ class App:
                 self._changed_at[state[i]] = now
         if ref.out:
             self._dispatch()
-        if n and self.matrix_fault():
+        if n:
             self._check_matrix(now)
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
             self._stuck_checked = now
@@ -128,26 +128,39 @@ class App:
         self._version = -1
 
     def _check_matrix(self, now):
-        if self.matrix_fault():
+        """Say once when the scanner reads what no set of pieces can make (a shorted or dead
+        column, a row stuck low), and again only after it has cleared."""
+        fault = self.matrix_fault()
+        if fault and not self._matrix_fault:
             files = getattr(self.matrix, "stuck_files", 0)
             self.console(
-                "switch matrix fault: %s (check for a short or a dead column/row)"
-                % ("columns " + "".join("abcdefgh"[f] for f in range(8) if files >> f & 1) if files else "too many closed switches")
+                "switch matrix fault: %s (look for a short to ground or a broken wire)"
+                % (
+                    "column " + ", ".join("abcdefgh"[f] for f in range(8) if files >> f & 1) + " reads closed with no row selected"
+                    if files
+                    else "more switches read closed than there are pieces"
+                )
             )
+        elif self._matrix_fault and not fault:
+            self.console("switch matrix reads normally again")
+        self._matrix_fault = fault
 
     def _check_stuck(self, now):
-        """A square that reads occupied where the game has none, unchanged for STUCK_MS."""
+        """A square that has read wrong, unchanged, for STUCK_MS while the board shows the error:
+        closed where the game has no piece (a stray piece, or a reed switch stuck closed) or open
+        where it has one (the piece is missing, or the switch, its diode or the magnet fails).
+        Reported once on the console and shown as FAULT until the square reads right."""
         ref = self.referee
-        for sq in ref.filled:
-            if now - self._changed_at[sq] >= STUCK_MS and sq != self._stuck_reported:
-                self._stuck_reported = sq
-                self.console(
-                    "%s reads occupied but should be empty: remove the piece, or the reed switch is stuck closed"
-                    % square_name(sq)
-                )
-                if sq not in self.faults:
+        changed_at = self._changed_at
+        for squares, text in (
+            (ref.filled, "%s reads occupied but should be empty: remove the piece, or its reed switch is stuck closed"),
+            (ref.emptied, "%s reads empty but should hold a piece: put it back, or its reed switch, diode or magnet fails"),
+        ):
+            for sq in squares:
+                if now - changed_at[sq] >= STUCK_MS and sq not in self.faults:
                     self.faults.append(sq)
-                self.redraw()
+                    self.console(text % square_name(sq))
+                    self.redraw()
         # A fault clears once the square reads right again.
         for sq in list(self.faults):
             if ref.occ[sq] == ref.base[sq]:

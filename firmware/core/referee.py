@@ -329,7 +329,9 @@ class Referee:
         """(the legal move the board shows or 0, whether a legal move can still come of it)."""
         ne = len(emptied)
         nf = len(filled)
-        if ne > 2 or nf > 2:
+        if ne > 2 or nf > 2 or (nf and not ne):
+            # A piece can only land after one has left: a square filled with none emptied is a
+            # stray piece or a switch stuck closed, never a move on its way.
             return 0, False
         e0 = emptied[0] if ne else -1
         e1 = emptied[1] if ne > 1 else -1
