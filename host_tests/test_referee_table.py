@@ -316,3 +316,15 @@ def test_straightening_the_piece_just_moved_is_not_the_opponent_touching_it():
     # Much later, a lift of that pawn is black touching it: black must then take it.
     hands = "1000 lift e2\n1300 place e4\n5000 lift e4\n5300 place e4\n6000 lift g8\n6300 place f6"
     assert replay(hands, fen=fen)[1].startswith("error touch-move e4")
+
+
+def test_king_then_rook_touched_must_castle():
+    # FIDE 4.4.2: the king was touched, then the h1 rook: castling king side is now compulsory.
+    hands = "1000 lift e1\n1400 place e1\n2000 lift h1\n2400 place h1\n3000 lift e1\n3300 place f1\n5000 lift f1\n5300 place g1\n5600 lift h1\n5900 place f1"
+    lines = replay(hands, fen=CASTLE)
+    assert lines[0] == "error touch-move e1 f1"
+    assert lines[1:] == ["move e1g1", "fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b kq - 1 1"]
+    # King touched then a rook that cannot castle (the queen-side path is blocked): the king moves freely.
+    lines = replay("1000 lift e1\n1400 place e1\n2000 lift a1\n2400 place a1\n3000 lift e1\n3300 place f1",
+                   fen="r3k2r/pppppppp/8/8/8/8/PPPPPPPP/RN2K2R w KQkq - 0 1", keep_errors=False)
+    assert lines[:-1] == ["move e1f1"]  # (while the rook with no move was up, the board asked for it back)

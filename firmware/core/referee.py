@@ -505,8 +505,9 @@ class Referee:
         self.version += 1
 
     def obligation(self):
-        """Touch-move: (kind, square) the player must honour, or None.
-        kind "move": the piece on square must move; "capture": the piece on square must be taken."""
+        """Touch-move: what the player must do, or None. ("move", sq): the piece on sq must move;
+        ("capture", sq): the piece on sq must be taken; ("capture-with", own, opp): own must take
+        opp; ("castle", king, rook): castle with that rook. The square that must act comes second."""
         if self.mode != STRICT or not self.touched or self.phase != PLAY:
             return None
         pos = self.game.position
@@ -527,6 +528,13 @@ class Referee:
                     first = ("capture", sq)
         if own >= 0 and opp >= 0 and self._has_move_to(legal, opp, own):
             return ("capture-with", own, opp)  # FIDE 4.3.3: take the touched piece with the touched one
+        if own >= 0 and pos.piece_at(own) & 7 == KING:
+            # FIDE 4.4.2: king touched, then a rook: castle on that side if it is legal.
+            for sq in self.touched[self.touched.index(own) + 1 :]:
+                if pos.piece_at(sq) == ROOK | us:
+                    for m in legal:
+                        if m >> 14 == MOVE_CASTLING and _castling_rook(m)[0] == sq:
+                            return ("castle", own, sq)
         return first
 
     def _has_move_from(self, legal, sq):
@@ -549,6 +557,8 @@ class Referee:
             return move_from(m) == ob[1]
         if ob[0] == "capture":
             return _victim(m) == ob[1]
+        if ob[0] == "castle":
+            return m >> 14 == MOVE_CASTLING and _castling_rook(m)[0] == ob[2]
         return move_from(m) == ob[1] and _victim(m) == ob[2]
 
     # ------------------------------------------------------------------ commits
