@@ -238,6 +238,43 @@ def bench_scan(repeat):
         emit("alloc_per_scan", gc.mem_alloc() - a, "bytes", "100 scans")
 
 
+class _StillBoard:
+    """The real scanner's work on the pin stand-ins, reporting the start position: the main loop's
+    idle cost without the electrical fake's own (bench_board.py measures with the full fakes)."""
+
+    def __init__(self):
+        from hardware.matrix import MatrixScanner
+
+        self.scanner = MatrixScanner([_Row() for _ in range(8)], mem32=_Mem32(), gpio_in_addr=0xD0000004, column_base=2, sleep_us=None, settle_us=0)
+        self.start = bytearray(64)
+        for i in range(16):
+            self.start[i] = 1
+            self.start[63 - i] = 1
+
+    def scan(self):
+        self.scanner.scan()
+        return self.start
+
+
+def bench_idle_step(repeat):
+    import config
+    from app import App
+    from hardware.fake import FakeNeoPixel
+    from hardware.ws2812 import Ws2812Leds
+
+    app = App(config.Settings(), _StillBoard(), Ws2812Leds(FakeNeoPixel()), None)
+    app.start(0)
+    now = 0
+    for _ in range(50):
+        now += 5
+        app.step(now)
+    t0 = ticks_us()
+    for _ in range(repeat):
+        now += 5
+        app.step(now)
+    emit("main_loop_idle_step", "%.1f" % (seconds(t0) / repeat * 1e6), "us", "App.step with nothing moving: scan, debounce, referee tick, LEDs (WS2812B driver)")
+
+
 def main():
     quick = "--quick" in sys.argv
     mp = sys.implementation.name == "micropython"
@@ -249,6 +286,7 @@ def main():
     bench_allocation()
     bench_referee(5 if mp else 50)
     bench_scan(200 if mp else 2000)
+    bench_idle_step(200 if mp else 2000)
 
 
 main()
