@@ -163,16 +163,6 @@ class Game:
             return True
         return False
 
-    def losing_king(self):
-        """Square (0..63) of the losing king when the game is decided, else -1."""
-        if self.result == "1-0":
-            return self.position.king_square(BLACK)
-        if self.result == "0-1":
-            return self.position.king_square(WHITE)
-        return -1
-
-    # ------------------------------------------------------------------ records
-
     def fen(self):
         return self.position.fen()
 

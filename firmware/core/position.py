@@ -161,18 +161,10 @@ def move_to(move):
     return SQ64[(move >> 7) & 127]
 
 
-def move_flag(move):
-    return move >> 14
-
-
 def move_promotion(move):
     """Piece type a move promotes to (KNIGHT..QUEEN), or 0."""
     f = move >> 14
     return f - 2 if f >= MOVE_PROMOTE_KNIGHT else 0
-
-
-def make_move(from64, to64, flag=MOVE_NORMAL):
-    return SQUARES88[from64] | SQUARES88[to64] << 7 | flag << 14
 
 
 def move_uci(move):
@@ -409,9 +401,6 @@ class Position:
     def is_check(self):
         return self.attacked(self.kings[self.side], self.side ^ 8)
 
-    def is_attacked_by(self, colour, sq64):
-        return self.attacked(SQUARES88[sq64], colour)
-
     def checkers(self, out):
         """Append the 0..63 squares of the pieces giving check."""
         us = self.side
@@ -552,23 +541,9 @@ class Position:
         elif flag == MOVE_EN_PASSANT:
             b[to - 16 if us == WHITE else to + 16] = PAWN | (us ^ 8)
 
-    def ply_count(self):
-        return self._sp // 3
-
     def last_move(self):
         """The last move made with make(), or 0."""
         return self._stack[self._sp - 3] & 0x1FFFF if self._sp else 0
-
-    def captured_by_last_move(self):
-        """Piece code the last move captured (en passant included), or 0."""
-        if not self._sp:
-            return 0
-        w = self._stack[self._sp - 3]
-        if (w >> 14) & 7 == MOVE_EN_PASSANT:
-            return PAWN | self.side
-        return (w >> 17) & 15
-
-    # ------------------------------------------------------------------ legal moves
 
     def _prepare(self):
         """Find pins and checks on the side to move's king. Marks pinned pieces in self._pin with the
@@ -895,15 +870,6 @@ class Position:
         if not m or (move_promotion(m) and not promo) or (promo and not move_promotion(m)):
             raise ValueError("illegal move %s in %s" % (text, self.fen()))
         return m
-
-    def count_material(self, counts):
-        """Fill counts (bytearray(16)) with how many of each piece code are on the board."""
-        for i in range(16):
-            counts[i] = 0
-        b = self.board
-        for sq in SQUARES88:
-            counts[b[sq]] += 1
-        return counts
 
     def is_insufficient_material(self):
         """Dead position by material (FIDE 5.2.2 / 9.6): K v K, K+minor v K, and positions whose
