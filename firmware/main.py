@@ -44,13 +44,17 @@ INPUT_BURST = const(64)
 INPUT_PERIOD_MS = const(10)
 # The on-board LED toggles this often while the loop runs: a frozen LED is a hung board.
 HEARTBEAT_MS = const(500)
+# ... and this often while a hardware fault stands (LED driver silent, switch matrix shorted): the
+# one signal that still works when the square LEDs do not. The USB console says which fault.
+FAULT_BLINK_MS = const(100)
 
 
 class Board:
     """Everything wired together: app, link, store, leds, status LED."""
 
-    def __init__(self, app, link, store, leds, status_led=None):
+    def __init__(self, app, link, store, leds, status_led=None, leds_fault=False):
         self.app = app
+        self.leds_fault = leds_fault  # the LED driver did not answer its self-test
         self.link = link
         self.store = store
         self.leds = leds
@@ -80,7 +84,8 @@ class Board:
         now = self.now
         self.app.step(now)
         self.link.poll(now)
-        if self.status_led is not None and now - self._beat >= HEARTBEAT_MS:
+        blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault() else HEARTBEAT_MS
+        if self.status_led is not None and now - self._beat >= blink:
             self._beat = now
             self.status_led.value(not self.status_led.value())
 
@@ -137,6 +142,7 @@ def make_leds(settings, machine, neopixel, say):
         if settings.spi_miso is None:
             say("MAX7219: spi_miso is null, so the driver cannot check that the chip answers")
         elif not leds.self_test():
+            leds.fault = True
             say(
                 "MAX7219 does not answer on DOUT -> GPIO %d: check its 5 V supply, the wires to "
                 "GPIO %d/%d/%d and the DOUT divider" % (settings.spi_miso, settings.spi_sck, settings.spi_mosi, settings.spi_cs)
@@ -199,7 +205,7 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
         status_led = machine.Pin(settings.status_led_pin, machine.Pin.OUT, value=0)
     for text in said:
         link.info(text)
-    return Board(app, link, store, leds, status_led)
+    return Board(app, link, store, leds, status_led, getattr(leds, "fault", False))
 
 
 def stdin_reader():

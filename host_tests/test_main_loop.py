@@ -290,11 +290,22 @@ def test_max7219_is_built_and_checked(main_module):
     # No chip on the wires: the board still starts, and says why the LEDs stay dark.
     pico = FakePico(settings, max7219_answers=False)
     out = []
-    main_module.build(settings, pico.machine, None, out.append)
-    assert out == [
+    board = main_module.build(settings, pico.machine, None, out.append)
+    assert board.leds_fault
+    # The on-board LED blinks fast instead of its heartbeat: a signal that needs no square LED.
+    board.start(0)
+    toggles = 0
+    level = board.status_led.value()
+    for t in range(5, 1005, 5):
+        board.tick(t)
+        if board.status_led.value() != level:
+            level = board.status_led.value()
+            toggles += 1
+    assert toggles >= 9
+    assert out[0] == (
         "msg MAX7219 does not answer on DOUT -> GPIO 12: check its 5 V supply, the wires to GPIO 10/11/13 "
         "and the DOUT divider\n"
-    ]
+    )
     # DOUT not wired back: nothing to check, and the board says so once.
     settings = settings.updated({"spi_miso": None})
     pico = FakePico(settings)
