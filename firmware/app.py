@@ -29,8 +29,8 @@ class App:
         self.store = store
         self.console = console or (lambda text: None)
         self.debouncer = DeferPerSquare(settings.debounce_ms)
-        self.referee = Referee(Game(), settings.mode)
-        self.referee.commit_ms = settings.commit_delay_ms
+        self.referee = Referee(Game())
+        self.referee.configure(settings)
         self.display = Display()
         self.frame = self.display.frame
         self.listeners = []  # callables(event) told of every referee event (the USB link)

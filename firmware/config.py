@@ -40,6 +40,10 @@ FILES = "abcdefgh"
 
 # SPEC section 3: a board that matches a legal move commits it within 500 ms of its last transition.
 COMMIT_LIMIT_MS = const(500)
+# SPEC section 3: a placement undone within 150 ms never becomes a move (a slid piece crossing a
+# square, a swap's overlap). The referee guarantees it by committing only after commit_delay_ms of
+# stillness, so commit_delay_ms must be longer than this.
+SLIDE_WINDOW_MS = const(150)
 
 # Kinds of value.
 _INT = const(0)  # whole number in [low, high]
@@ -89,10 +93,8 @@ FIELDS = (
     # against about 100 pF of wiring is 0.5 us, the Pico's internal 50-80 kOhm pull-ups ten times
     # that. See hardware/schematic.md.
     ("settle_us", _INT, 10, 0, 1000),
-    # A placement undone within this time never becomes a move (SPEC section 3: slides, swaps).
-    ("slide_window_ms", _INT, 150, 0, 400),
     # Quiet time after the last transition before a matching move is committed. It must outlast
-    # the slide window, and debounce + commit + one scan must stay within the 500 ms of SPEC 3.
+    # SLIDE_WINDOW_MS, and debounce + commit + one scan must stay within the 500 ms of SPEC 3.
     ("commit_delay_ms", _INT, 200, 0, COMMIT_LIMIT_MS),
     # Where the game in progress is saved so a power cut does not lose it.
     ("save_path", _PATH, "game.sav", None, None),
@@ -267,11 +269,11 @@ class Settings:
                 )
         self._check_spi()
         self._check_unique()
-        if self.commit_delay_ms < self.slide_window_ms:
+        if self.commit_delay_ms <= SLIDE_WINDOW_MS:
             raise SettingsError(
                 "commit_delay_ms",
-                "must be at least slide_window_ms (%d), else a slide commits the square it crosses"
-                % self.slide_window_ms,
+                "must be more than %d ms, else a slid piece commits a square it crosses (SPEC 3)"
+                % SLIDE_WINDOW_MS,
             )
         total = self.debounce_ms + self.commit_delay_ms + self.scan_period_ms
         if total > COMMIT_LIMIT_MS:

@@ -6,6 +6,7 @@ transition, in the modes the row applies to.
 """
 import pytest
 
+from core.referee import event_text
 from transcript import Board, parse, run
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -328,3 +329,23 @@ def test_king_then_rook_touched_must_castle():
     lines = replay("1000 lift e1\n1400 place e1\n2000 lift a1\n2400 place a1\n3000 lift e1\n3300 place f1",
                    fen="r3k2r/pppppppp/8/8/8/8/PPPPPPPP/RN2K2R w KQkq - 0 1", keep_errors=False)
     assert lines[:-1] == ["move e1f1"]  # (while the rook with no move was up, the board asked for it back)
+
+
+def test_the_default_promotion_piece_is_a_setting():
+    import config
+
+    settings = config.Settings().updated({"promotion_piece": "n"})
+
+    def play(text):
+        f, m, events = parse(text, PROMO, "strict")
+        board = Board(f, m, settings)
+        out = []
+        for t, occupied, sq in events:
+            board.scan_until(t, lambda now, ev: out.append(event_text(ev)))
+            board.apply(occupied, sq)
+        board.scan_until(events[-1][0] + 3000, lambda now, ev: out.append(event_text(ev)))
+        return out
+
+    assert play("1000 lift e7\n1300 place e8") == ["move e7e8n"]
+    # A tap goes on round the cycle from there: knight -> queen.
+    assert play("1000 lift e7\n1300 place e8\n2000 lift e8\n2300 place e8") == ["move e7e8n", "promote e7e8q"]

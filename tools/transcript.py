@@ -90,8 +90,9 @@ class Board:
         self.settings = settings
         self.period = settings.scan_period_ms
         self.debouncer = DeferPerSquare(settings.debounce_ms)
-        self.referee = Referee(Game(fen), mode)
-        self.referee.commit_ms = settings.commit_delay_ms
+        self.referee = Referee(Game(fen))
+        self.referee.configure(settings)
+        self.referee.set_mode(mode)
         self.display = Display()
         self.raw = bytearray(64)
         self.referee.game.position.occupancy_into(self.raw)

@@ -17,6 +17,7 @@ from core.game import AGREEMENT, RESIGNATION, Game
 from core.position import (
     BLACK,
     KING,
+    KNIGHT,
     MOVE_CASTLING,
     MOVE_EN_PASSANT,
     QUEEN,
@@ -98,6 +99,8 @@ class Referee:
     result_ms = 600
     # For this long after a move, lifting the piece that moved is the mover straightening it.
     adjust_ms = 2000
+    # What a pawn reaching the last rank becomes until it is tapped (SPEC 3: a queen).
+    promotion = QUEEN
 
     def __init__(self, game=None, mode=STRICT):
         self.game = game or Game()
@@ -154,6 +157,12 @@ class Referee:
         self.phase = OVER if game.is_over() else SETUP if self.occ != self.base else PLAY
         self.last_change = now
         self._recompute()
+
+    def configure(self, settings):
+        """Take the game settings of config.Settings: mode, commit delay, default promotion."""
+        self.set_mode(settings.mode)
+        self.commit_ms = settings.commit_delay_ms
+        self.promotion = "nbrq".index(settings.promotion_piece) + KNIGHT
 
     def set_mode(self, mode):
         if mode not in (STRICT, CASUAL):
@@ -340,7 +349,7 @@ class Referee:
         found = 0
         found_rank = -1
         progress = False
-        promotion = QUEEN
+        promotion = self.promotion
         for m in legal:
             f = move_from(m)
             t = move_to(m)
