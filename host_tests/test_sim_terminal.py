@@ -11,7 +11,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "sim"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "sim"))
 
 import board_sim  # noqa: E402
 import sim_terminal  # noqa: E402  (tools/ is on sys.path through conftest.py)
@@ -146,7 +146,7 @@ def test_the_command_line_reads_a_script_from_stdin():
 def test_the_glue_gives_the_firmware_squares_only():
     # The page and the terminal know the pieces; the firmware must not. Every way the page talks to
     # the glue is one of these calls, none of which carries a piece.
-    src = open(os.path.join(ROOT, "sim", "sim.js")).read()
+    src = open(os.path.join(ROOT, "tools", "sim", "sim.js")).read()
     calls = set(re.findall(r"(?<![.\w])sim\.([a-z_]+)\(", src))
     assert calls == {"advance", "lay_out", "set_fen", "set_mode", "pgn", "state_json"}, calls
     # advance() takes (time, 0/1, square) transitions; lay_out() a string of 0/1.

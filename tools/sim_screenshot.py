@@ -1,6 +1,6 @@
 """Screenshot of the browser simulator with a lifted piece and its legal destinations (for the README).
 
-Usage: .venv/bin/python tools/sim_screenshot.py [OUT.png]     (default docs/sim-lifted.png)
+Usage: .venv/bin/python tools/sim_screenshot.py [OUT.png]     (default tools/sim/screenshot.png)
 
 Serves the page (tools/sim_server.py), plays 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 with the mouse in
 headless Chromium (/usr/bin/chromium, or $CHROMIUM), lifts the knight on f3 and keeps it in the
@@ -24,7 +24,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 def main(argv):
     from playwright.sync_api import sync_playwright
 
-    out = argv[1] if len(argv) > 1 else os.path.join(ROOT, "docs", "sim-lifted.png")
+    out = argv[1] if len(argv) > 1 else os.path.join(ROOT, "tools", "sim", "screenshot.png")
     chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     srv = sim_server.make_server("127.0.0.1", 0)
     threading.Thread(target=srv.serve_forever, daemon=True).start()

@@ -1,4 +1,4 @@
-"""A small web server for the browser simulator: serves sim/, firmware/ and MicroPython's WebAssembly build.
+"""A small web server for the browser simulator: serves tools/sim/, firmware/ and MicroPython's WebAssembly build.
 
 Usage (from anywhere; `make sim` runs it):
     python3 tools/sim_server.py [--port N] [--host ADDR]
@@ -6,7 +6,7 @@ Usage (from anywhere; `make sim` runs it):
 Prints the address to open and serves until Ctrl-C. Only these URLs exist (nothing else of the
 repository is reachable through it):
     /                      -> redirect to /sim/
-    /sim/...               sim/ (index.html, sim.js, style.css, board_sim.py)
+    /sim/...               tools/sim/ (index.html, sim.js, style.css, board_sim.py)
     /sim/manifest.json     the firmware files the page copies into MicroPython's file system,
                            listed from firmware/ at request time, so a new module needs no edit here
     /firmware/...          firmware/*.py, exactly as they go on the Pico
@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MP_PACKAGE = os.path.join("node_modules", "@micropython", "micropython-webassembly-pyscript")
 # URL prefix -> folder (relative to the repository root).
 MOUNTS = {
-    "sim": "sim",
+    "sim": os.path.join("tools", "sim"),
     "firmware": "firmware",
     "mp": MP_PACKAGE,
 }
@@ -147,7 +147,7 @@ def server_url(server):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Serve the browser board simulator (sim/index.html).")
+    parser = argparse.ArgumentParser(description="Serve the browser board simulator (tools/sim/index.html).")
     parser.add_argument("--port", type=int, default=None,
                         help="TCP port (default %d, or the next free one; 0 = any free port)" % DEFAULT_PORT)
     parser.add_argument("--host", default="127.0.0.1",

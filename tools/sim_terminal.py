@@ -3,7 +3,7 @@
 Usage (`make sim-terminal` runs it):
     python3 tools/sim_terminal.py [--fen FEN] [--mode strict|casual] [--settle MS] [--quiet] [< script]
 
-The unmodified firmware runs on CPython through sim/board_sim.py, the same glue the browser page
+The unmodified firmware runs on CPython through tools/sim/board_sim.py, the same glue the browser page
 uses: a virtual reed matrix read by the real scanner, the real debouncer, referee, display policy
 and LED drivers. This tool keeps the pieces (to print them); the firmware only hears `lift SQ`
 and `place SQ`. Commands, one per line; several on one line separated by `;` happen GAP ms apart
@@ -35,7 +35,7 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _p in (os.path.join(ROOT, "sim"), os.path.join(ROOT, "tools", "shims"), os.path.join(ROOT, "firmware")):
+for _p in (os.path.join(ROOT, "tools", "sim"), os.path.join(ROOT, "tools", "shims"), os.path.join(ROOT, "firmware")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 

@@ -1,5 +1,5 @@
 # Physical transcripts replayed through the whole firmware on every runtime: the virtual reed matrix,
-# the real scanner, debouncer, referee, display and LED drivers (App, wired as sim/board_sim.py
+# the real scanner, debouncer, referee, display and LED drivers (App, wired as tools/sim/board_sim.py
 # wires it). The hand-written SPEC 3 examples are in host_tests/transcripts/; random games played
 # by simulated hands are recorded into build/transcripts/ on CPython (tools/physical.py needs
 # python-chess), with what tools/replay.py printed for them as the expected lines.
@@ -7,8 +7,8 @@ import gc
 import os
 import sys
 
-if "sim" not in sys.path:
-    sys.path.append("sim")
+if "tools/sim" not in sys.path:
+    sys.path.append("tools/sim")
 
 from board_sim import BoardSim  # noqa: E402
 

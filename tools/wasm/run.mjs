@@ -2,7 +2,7 @@
 //
 // Usage (from the repository root, after `npm ci`):
 //   node tools/wasm/run.mjs [--heapsize BYTES] [MODULE | MODULE.FUNCTION ...]
-// firmware/, host_tests/, sim/ (the simulator glue the transcript test drives) and the recorded test data in build/ are copied into the emscripten file
+// firmware/, host_tests/, tools/sim/ (the simulator glue the transcript test drives) and the recorded test data in build/ are copied into the emscripten file
 // system under /repo (the working directory there, as the repository root is on the host), the build is
 // checked to be 32-bit (sys.maxsize == 2**31-1, so ints of 2**30 and more are heap objects as on
 // the RP2040), then host_tests/run_portable.py runs the selected tests (default: all). The exit
@@ -15,7 +15,7 @@ import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MOUNT = "/repo";
 // build/ holds data recorded on CPython for the portable tests (see PORTABLE_DATA in the Makefile).
-const TREES = ["firmware", "host_tests", "build", "sim"];
+const TREES = ["firmware", "host_tests", "build", "tools/sim"];
 // Build products and caches are not part of the tree the tests read.
 const SKIP_DIRS = new Set(["__pycache__", ".pytest_cache"]);
 const SKIP_PATHS = new Set(["build/mpy"]);
@@ -49,7 +49,11 @@ function copyTree(FS, rel) {
   let bytes = 0;
   const hostDir = path.join(ROOT, rel);
   if (!fs.existsSync(hostDir)) return [0, 0];
-  FS.mkdir(`${MOUNT}/${rel}`);
+  let made = MOUNT;
+  for (const part of rel.split("/")) {
+    made += `/${part}`;
+    if (!FS.analyzePath(made).exists) FS.mkdir(made);
+  }
   for (const entry of fs.readdirSync(hostDir, { withFileTypes: true })) {
     const childRel = `${rel}/${entry.name}`;
     if (entry.name.startsWith(".") || SKIP_DIRS.has(entry.name) || SKIP_PATHS.has(childRel)) continue;

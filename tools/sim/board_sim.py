@@ -1,6 +1,6 @@
 # The simulators' board: the unmodified firmware App wired to the fake reed matrix and LED strips.
 #
-# The browser page (sim/sim.js, on MicroPython's WebAssembly build) and the terminal simulator
+# The browser page (tools/sim/sim.js, on MicroPython's WebAssembly build) and the terminal simulator
 # (tools/sim_terminal.py, on CPython) both drive this module; it plays the part firmware/main.py
 # plays on the Pico: build the hardware objects, hand them to App, call App.step() once per scan
 # period. Here the hardware is hardware/fake.py's: a VirtualReedMatrix read by the real scanner
