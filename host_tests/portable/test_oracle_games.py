@@ -16,6 +16,7 @@ def check_recording(path):
     games = 0
     positions = 0
     game = None
+    seen = []  # every game-ending reason and claim the recording reached
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -38,6 +39,10 @@ def check_recording(path):
             assert game.result == result, where + ": result " + game.result
             assert _claims(game) == claims, "%s: claims %s, python-chess says %s" % (where, _claims(game), claims)
             positions += 1
+            for word in (reason, claims):
+                for item in word.split(","):
+                    if item != "-" and item not in seen:
+                        seen.append(item)
             if uci != "-":
                 move = game.position.parse_uci(uci)
                 assert san(game.position, move) == want_san, "%s: SAN of %s is %s, not %s" % (
@@ -48,6 +53,8 @@ def check_recording(path):
                 )
                 game.push(move)
     assert games > 0 and positions > games, "empty recording " + path
+    for wanted in ("checkmate", "stalemate", "insufficient-material", "seventyfive-moves", "fivefold-repetition", "threefold", "fifty-moves"):
+        assert wanted in seen, "the recording never reaches " + wanted
     return games, positions
 
 
