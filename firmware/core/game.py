@@ -2,6 +2,8 @@
 #
 # Position knows the rules of one position; Game adds history: repetitions, the 50/75-move counts,
 # how the game ended (python-chess's outcome() vocabulary) and the record (PGN).
+from array import array
+
 from core.position import (
     BLACK,
     NO_SQUARE,
@@ -13,6 +15,8 @@ from core.position import (
     move_uci,
 )
 from core import notation
+
+_KEYS_CHUNK = bytes(4 * 64)  # the key array grows by 64 positions at a time
 
 # Why a game ended (the `end RESULT REASON` words of tools/replay.py).
 CHECKMATE = "checkmate"
@@ -35,8 +39,11 @@ class Game:
     def __init__(self, fen=STARTING_FEN):
         self.position = Position(fen)
         self.start_fen = self.position.fen()
-        self.moves = []
-        self.keys = [self.repetition_key()]  # one per position reached, the start included
+        # Repetition keys, one per position reached (the start included), in a 32-bit array: with
+        # the position's 12-byte undo records a ply of history costs 16 bytes on any runtime.
+        self._keys = array("i", _KEYS_CHUNK)
+        self._keys[0] = self.repetition_key()
+        self._positions = 1
         self.legal = []  # legal moves in the current position, refreshed after every move
         self.result = "*"
         self.reason = None
@@ -50,15 +57,18 @@ class Game:
     def push(self, move):
         """Play a legal move (as found in self.legal)."""
         self.position.make(move)
-        self.moves.append(move)
-        self.keys.append(self.repetition_key())
+        n = self._positions
+        if n >= len(self._keys):
+            self._keys.extend(_KEYS_CHUNK)
+        self._keys[n] = self.repetition_key()
+        self._positions = n + 1
         self._forced = None
         self._refresh()
 
     def pop(self):
         """Take back the last move; returns it."""
-        move = self.moves.pop()
-        self.keys.pop()
+        move = self.position.last_move()
+        self._positions -= 1
         self.position.unmake()
         self._forced = None
         self._refresh()
@@ -74,8 +84,17 @@ class Game:
         self.push(move)
         return move
 
+    @property
+    def moves(self):
+        """The moves played, oldest first: read from the position's undo records (a new list)."""
+        return self.position.moves_made()
+
+    def ply(self):
+        """How many moves have been played (cheaper than len(self.moves))."""
+        return self._positions - 1
+
     def last_move(self):
-        return self.moves[-1] if self.moves else 0
+        return self.position.last_move()
 
     def destinations(self, sq64, out):
         """Legal moves of the piece on one square (0..63), appended to out."""
@@ -94,10 +113,10 @@ class Game:
 
     def repetitions(self):
         """How many times the current position has occurred (itself included)."""
-        keys = self.keys
-        key = keys[-1]
+        keys = self._keys
+        n = self._positions
+        key = keys[n - 1]
         # Only positions since the last capture or pawn move can be the same (the clock counts them).
-        n = len(keys)
         first = n - 1 - self.position.halfmove
         if first < 0:
             first = 0

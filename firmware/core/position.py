@@ -541,6 +541,11 @@ class Position:
         elif flag == MOVE_EN_PASSANT:
             b[to - 16 if us == WHITE else to + 16] = PAWN | (us ^ 8)
 
+    def moves_made(self):
+        """The moves made with make() and not unmade, oldest first (a new list)."""
+        st = self._stack
+        return [st[i] & 0x1FFFF for i in range(0, self._sp, 3)]
+
     def last_move(self):
         """The last move made with make(), or 0."""
         return self._stack[self._sp - 3] & 0x1FFFF if self._sp else 0

@@ -312,7 +312,7 @@ class Referee:
                 return
             if self.mode == CASUAL and self._casual_alternatives():
                 return
-        elif self.phase == OVER and self.mode == CASUAL and self.game.moves and occ == self.prev:
+        elif self.phase == OVER and self.mode == CASUAL and self.game.ply() and occ == self.prev:
             self.pending_kind = "undo"  # take back the move that ended the game
             self.in_progress = True
             return
@@ -403,7 +403,7 @@ class Referee:
         (the king follows a rook move that was the first half of castling). Returns True if the
         board is on its way to one of them."""
         game = self.game
-        if not game.moves:
+        if not game.ply():
             return False
         if self.occ == self.prev:
             self.pending_kind = "undo"
@@ -649,7 +649,7 @@ class Referee:
     def _set_prev(self):
         """prev = the occupancy before the last move (what a takeback must set up)."""
         game = self.game
-        if game.moves:
+        if game.ply():
             pos = game.position
             last = game.last_move()
             pos.unmake()
