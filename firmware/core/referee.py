@@ -123,7 +123,11 @@ class Referee:
         self.in_progress = True  # can the board still become a legal move?
         self.error = None  # (kind, squares) currently shown, or None
         self.touched = []  # touch-move: squares touched by the side to move, in order
-        self._lift_time = {}  # square -> time of a lift not yet long enough to be a touch
+        # Lifts not yet long enough to be touches: their squares and when each was lifted. Arrays,
+        # not a dict, so that tick() allocates nothing while a piece is in the air.
+        self._waiting = bytearray(64)
+        self._n_waiting = 0
+        self._lifted_at = [0] * 64
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
@@ -206,12 +210,13 @@ class Referee:
         self.seq += 1
         if occupied:
             self.place_seq[sq] = self.seq
-            if sq in self._lift_time:
-                del self._lift_time[sq]  # back before it counted as a touch
+            self._stop_waiting(sq)  # back before it counted as a touch
         else:
             self.was_lifted[sq] = 1
             if self.base[sq] and self.phase == PLAY and sq not in self.touched and not self._adjusting(sq, now):
-                self._lift_time[sq] = now
+                self._waiting[self._n_waiting] = sq
+                self._n_waiting += 1
+                self._lifted_at[sq] = now
         self.last_change = now
         if occupied and self._tap and sq == self.promotion_square and self.occ == self.base:
             # Lifted and put back on its square, nothing else touched: the next promotion piece.
@@ -223,6 +228,16 @@ class Referee:
             return
         self._recompute()
 
+    def _stop_waiting(self, sq):
+        """Forget a lift that was waiting to become a touch (the last one takes its place)."""
+        w = self._waiting
+        n = self._n_waiting
+        for i in range(n):
+            if w[i] == sq:
+                w[i] = w[n - 1]
+                self._n_waiting = n - 1
+                return
+
     def _adjusting(self, sq, now):
         """A player who has just moved often centres the piece on its square: a lift of the moved
         piece soon after the commit is that player's, not the opponent touching it (FIDE 4.2)."""
@@ -231,12 +246,14 @@ class Referee:
 
     def tick(self, now):
         """Call every scan: confirms touches, commits what has been still long enough."""
-        if self._lift_time:
-            for sq in list(self._lift_time):
-                if _elapsed(now, self._lift_time[sq]) >= self.touch_ms:
-                    del self._lift_time[sq]
-                    if not self.occ[sq]:
-                        self._touch(sq)
+        i = 0
+        while i < self._n_waiting:
+            sq = self._waiting[i]
+            if _elapsed(now, self._lifted_at[sq]) >= self.touch_ms:
+                self._stop_waiting(sq)
+                self._touch(sq)  # still up after touch_ms: a deliberate touch
+            else:
+                i += 1
         quiet = _elapsed(now, self.last_change)
         if self.pending_kind is not None:
             wait = self.result_ms if self.pending_kind == "result" else self.commit_ms
@@ -253,8 +270,8 @@ class Referee:
             t = self.last_change + (self.result_ms if self.pending_kind == "result" else self.commit_ms)
         elif not self.in_progress and self.error is None:
             t = self.last_change + self.commit_ms
-        for sq in self._lift_time:
-            d = self._lift_time[sq] + self.touch_ms
+        for i in range(self._n_waiting):
+            d = self._lifted_at[self._waiting[i]] + self.touch_ms
             if t is None or d < t:
                 t = d
         return t
@@ -660,7 +677,7 @@ class Referee:
 
     def _reset_turn(self):
         self.touched = []
-        self._lift_time = {}
+        self._n_waiting = 0
         for sq in range(64):
             self.was_lifted[sq] = 0
         self._clear_error()
