@@ -38,7 +38,7 @@ class App:
         self._version = -1
         self._changed_at = [0] * 64  # when each square last changed, for the stuck-switch check
         self._stuck_checked = 0
-        self._matrix_fault = False
+        self.matrix_fault_seen = False  # the scanner's fault() at the last scan that changed anything
         self.steps = 0
 
     def start(self, now):
@@ -131,7 +131,7 @@ class App:
         """Say once when the scanner reads what no set of pieces can make (a shorted or dead
         column, a row stuck low), and again only after it has cleared."""
         fault = self.matrix_fault()
-        if fault and not self._matrix_fault:
+        if fault and not self.matrix_fault_seen:
             files = getattr(self.matrix, "stuck_files", 0)
             self.console(
                 "switch matrix fault: %s (look for a short to ground or a broken wire)"
@@ -141,9 +141,9 @@ class App:
                     else "more switches read closed than there are pieces"
                 )
             )
-        elif self._matrix_fault and not fault:
+        elif self.matrix_fault_seen and not fault:
             self.console("switch matrix reads normally again")
-        self._matrix_fault = fault
+        self.matrix_fault_seen = fault
 
     def _check_stuck(self, now):
         """A square that has read wrong, unchanged, for STUCK_MS while the board shows the error:

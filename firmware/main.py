@@ -84,7 +84,7 @@ class Board:
         now = self.now
         self.app.step(now)
         self.link.poll(now)
-        blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault() else HEARTBEAT_MS
+        blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault_seen else HEARTBEAT_MS
         if self.status_led is not None and now - self._beat >= blink:
             self._beat = now
             self.status_led.value(not self.status_led.value())

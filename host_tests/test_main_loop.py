@@ -9,7 +9,6 @@ import importlib
 import json
 import os
 import sys
-import types
 
 import pytest
 
@@ -17,61 +16,23 @@ import config
 from core.position import parse_square
 from hardware import leds as L
 from core import signals as S
-from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, VirtualReedMatrix
+from hardware import fake
 from store import GameStore
 
 START = list(range(16)) + list(range(48, 64))
 MATE = "e2e4 e7e5 f1c4 b8c6 d1h5 g8f6 h5f7".split()
 
 
-class FakePico:
-    """`machine` and `neopixel` modules wired to one VirtualReedMatrix (and MAX7219 if asked)."""
-
-    def __init__(self, settings, max7219_answers=True):
-        self.vm = VirtualReedMatrix(column_base=settings.column_base, gpio_in_addr=config.SIO_GPIO_IN)
-        for sq in START:
-            self.vm.place(sq)
-        self.made = {}  # GPIO -> (mode, pull, value) as main.py asked for it
-        self.others = {}
-        self.np = None
-        self.spi_args = None
-        rows = list(settings.row_pins)
-        cols = list(settings.column_pins)
-        vm = self.vm
-        pico = self
-
-        def Pin(id, mode=-1, pull=-1, value=None):
-            pico.made[id] = (mode, pull, value)
-            if id in rows:
-                pin = vm.rows[rows.index(id)]
-            elif id in cols:
-                pin = vm.columns[cols.index(id)]
-            else:
-                pin = pico.others.get(id)
-                if pin is None:
-                    pin = pico.others[id] = FakePin(id)
-            pin.init(mode, pull, value=value)
-            return pin
-
-        for name in ("IN", "OUT", "OPEN_DRAIN", "PULL_UP", "PULL_DOWN"):
-            setattr(Pin, name, getattr(FakePin, name))
-        cs = self.others[settings.spi_cs] = FakePin(settings.spi_cs)
-        self.chip = FakeMax7219(cs) if max7219_answers else None
-
-        def SPI(id, baudrate=1000000, polarity=0, phase=0, sck=None, mosi=None, miso=None):
-            pico.spi_args = (id, baudrate, polarity, phase, sck, mosi, miso)
-            return FakeSPI(device=pico.chip)
-
-        def NeoPixel(pin, n):
-            pico.np = FakeNeoPixel(pin, n)
-            return pico.np
-
-        self.machine = types.ModuleType("machine")
-        self.machine.Pin = Pin
-        self.machine.SPI = SPI
-        self.machine.mem32 = vm.mem32
-        self.neopixel = types.ModuleType("neopixel")
-        self.neopixel.NeoPixel = NeoPixel
+def FakePico(settings, max7219_answers=True):
+    """hardware/fake.py's FakePico with this board's pins and the start position on it."""
+    return fake.FakePico(
+        settings.row_pins,
+        settings.column_pins,
+        config.SIO_GPIO_IN,
+        occupied=START,
+        max7219_answers=max7219_answers,
+        cs_gpio=settings.spi_cs,
+    )
 
 
 @pytest.fixture
@@ -125,7 +86,7 @@ def test_wiring_of_pins(main_module):
     pico = FakePico(settings)
     out = []
     main_module.build(settings, pico.machine, pico.neopixel, out.append)
-    P = FakePin
+    P = fake.FakePin
     for gpio in settings.row_pins:
         assert pico.made[gpio] == (P.OPEN_DRAIN, -1, 1)  # open drain, released
     for gpio in settings.column_pins:

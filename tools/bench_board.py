@@ -57,41 +57,6 @@ else:
         return a - b
 
 
-class _Module:
-    """A stand-in for a module: attributes only."""
-
-
-class _PinFactory:
-    """machine.Pin: hands out the virtual matrix's row and column pins, a FakePin otherwise."""
-
-    def __init__(self, vm, rows, cols):
-        from hardware.fake import FakePin
-
-        self.IN = FakePin.IN
-        self.OUT = FakePin.OUT
-        self.OPEN_DRAIN = FakePin.OPEN_DRAIN
-        self.PULL_UP = FakePin.PULL_UP
-        self.PULL_DOWN = FakePin.PULL_DOWN
-        self._fake = FakePin
-        self._vm = vm
-        self._rows = rows
-        self._cols = cols
-        self._others = {}
-
-    def __call__(self, id, mode=-1, pull=-1, value=None):
-        if id in self._rows:
-            pin = self._vm.rows[self._rows.index(id)]
-        elif id in self._cols:
-            pin = self._vm.columns[self._cols.index(id)]
-        else:
-            pin = self._others.get(id)
-            if pin is None:
-                pin = self._fake(id)
-                self._others[id] = pin
-        pin.init(mode, pull, value=value)
-        return pin
-
-
 class _RamFile:
     def __init__(self, fs, path, data=None):
         self._fs = fs
@@ -134,20 +99,13 @@ class _RamFs:
 def build_board():
     import config
     import main
-    from hardware.fake import FakeNeoPixel, VirtualReedMatrix
+    from hardware.fake import FakePico
 
     settings = config.Settings()
-    vm = VirtualReedMatrix(column_base=settings.column_base, gpio_in_addr=config.SIO_GPIO_IN)
-    for sq in range(16):
-        vm.place(sq)
-        vm.place(63 - sq)
-    machine = _Module()
-    machine.Pin = _PinFactory(vm, list(settings.row_pins), list(settings.column_pins))
-    machine.mem32 = vm.mem32
-    neopixel = _Module()
-    neopixel.NeoPixel = FakeNeoPixel
+    pico = FakePico(settings.row_pins, settings.column_pins, config.SIO_GPIO_IN, occupied=[sq for sq in range(64) if sq < 16 or sq >= 48])
+    vm = pico.vm
     out = []
-    board = main.build(settings, machine, neopixel, out.append, fs=_RamFs())
+    board = main.build(settings, pico.machine, pico.neopixel, out.append, fs=_RamFs())
     # main.py gives the scanner time.sleep_us for the 8 settle waits per scan; on the unix port
     # that is a system call each (tens of us) where the Pico busy-waits 10 us. Count them instead,
     # so the figures are the Python work of a step.

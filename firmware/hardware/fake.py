@@ -377,3 +377,71 @@ class VirtualReedMatrix:
             for f in range(8):
                 out[8 * r + f] = (bits >> f) & 1
         return out
+
+
+class _Namespace:
+    """A module stand-in: attributes only (MicroPython has no types.ModuleType)."""
+
+
+class _PinMaker:
+    """machine.Pin as main.py calls it: the virtual matrix's row and column pins for their GPIOs,
+    a FakePin for any other; records how each GPIO was set up."""
+
+    IN = FakePin.IN
+    OUT = FakePin.OUT
+    OPEN_DRAIN = FakePin.OPEN_DRAIN
+    PULL_UP = FakePin.PULL_UP
+    PULL_DOWN = FakePin.PULL_DOWN
+
+    def __init__(self, pico):
+        self._pico = pico
+
+    def __call__(self, id, mode=-1, pull=-1, value=None):
+        pico = self._pico
+        pico.made[id] = (mode, pull, value)
+        if id in pico.row_gpios:
+            pin = pico.vm.rows[pico.row_gpios.index(id)]
+        elif id in pico.column_gpios:
+            pin = pico.vm.columns[pico.column_gpios.index(id)]
+        else:
+            pin = pico.others.get(id)
+            if pin is None:
+                pin = pico.others[id] = FakePin(id)
+        pin.init(mode, pull, value=value)
+        return pin
+
+
+class FakePico:
+    """The `machine` and `neopixel` modules main.py builds the board from, wired to one
+    VirtualReedMatrix (rows and columns on the given GPIOs, GPIO_IN at gpio_in_addr) and, on the
+    SPI bus, a MAX7219 that answers its self-test or none. Tests and benchmarks hand
+    pico.machine and pico.neopixel to main.build(); what main.py asked for is recorded."""
+
+    def __init__(self, row_gpios, column_gpios, gpio_in_addr, occupied=(), max7219_answers=True, cs_gpio=None):
+        self.row_gpios = list(row_gpios)
+        self.column_gpios = list(column_gpios)
+        self.vm = VirtualReedMatrix(column_base=self.column_gpios[0], gpio_in_addr=gpio_in_addr)
+        for sq in occupied:
+            self.vm.place(sq)
+        self.made = {}  # GPIO -> (mode, pull, value) as main.py set it up
+        self.others = {}  # GPIO -> FakePin, for the pins that are not the matrix's
+        self.np = None  # the NeoPixel main.py made, if any
+        self.spi_args = None  # (id, baudrate, polarity, phase, sck, mosi, miso) of machine.SPI()
+        cs = None
+        if cs_gpio is not None:
+            cs = self.others[cs_gpio] = FakePin(cs_gpio)
+        self.chip = FakeMax7219(cs) if (max7219_answers and cs is not None) else None
+        self.machine = _Namespace()
+        self.machine.Pin = _PinMaker(self)
+        self.machine.SPI = self._spi
+        self.machine.mem32 = self.vm.mem32
+        self.neopixel = _Namespace()
+        self.neopixel.NeoPixel = self._neopixel
+
+    def _spi(self, id, baudrate=1000000, polarity=0, phase=0, sck=None, mosi=None, miso=None):
+        self.spi_args = (id, baudrate, polarity, phase, sck, mosi, miso)
+        return FakeSPI(device=self.chip)
+
+    def _neopixel(self, pin, n):
+        self.np = FakeNeoPixel(pin, n)
+        return self.np

@@ -69,3 +69,4 @@ def test_still_board_and_held_piece_allocate_nothing():
     still = gc.mem_alloc() - before
     print("  waiting to be a touch: %d bytes; 400 scans holding it: %d; 400 still scans: %d" % (waiting, held, still))
     assert waiting == 0 and held == 0 and still == 0
+
