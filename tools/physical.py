@@ -3,8 +3,8 @@
 Each move becomes lifts and places in one of the orders players use (SPEC section 3), with what
 real hands and reed switches add: contact bounce, a hovering hand's chatter, slides across the
 squares on the way, swaps, pauses of seconds with a piece in the air, promotion taps to choose the
-piece, adjustments (casual), knocked pieces put back, rook-first castling (casual) and takebacks
-(casual). The intended moves are known, so replaying the transcript through the firmware tells
+piece, hesitations (a piece set down on another square for under 150 ms), adjustments (casual),
+knocked pieces put back, rook-first castling (casual) and takebacks (casual). The intended moves are known, so replaying the transcript through the firmware tells
 exactly how often the board misreads a move. python-chess plays the random games (host only).
 
     python3 tools/physical.py [--seed N] [--games N] [--mode strict|casual] > game.txt
@@ -143,6 +143,11 @@ def play_move(h, board, move, mode, rng):
     else:
         h.touch("lift", a)
         h.wait(120, 900 if rng.random() < 0.85 else 5000)  # sometimes held in the air for seconds
+        others = [m.to_square for m in board.legal_moves if m.from_square == a and m.to_square != b and not board.piece_at(m.to_square)]
+        if others and rng.random() < 0.1:
+            # A hesitation: set down on another legal square and taken up again within 150 ms.
+            x = rng.choice(others)
+            h.perform([("place", x, (40, 140)), ("lift", x, (50, 400))])
         if piece.piece_type in (chess.ROOK, chess.BISHOP, chess.QUEEN) and rng.random() < 0.4:
             h.slide(path_between(a, b))
         h.touch("place", b)
@@ -158,7 +163,12 @@ def play_move(h, board, move, mode, rng):
 
 def can_knock(board, sq, mode):
     """A piece knocked and put back must not look like a deliberate touch with consequences: in
-    strict mode only one that the side to move could neither move nor capture."""
+    strict mode only one that the side to move could neither move nor capture. And never a piece
+    that has just promoted: lifting and replacing it is how its player chooses the promotion piece,
+    which no board could tell from a knock."""
+    last = board.move_stack[-1] if board.move_stack else None
+    if last is not None and last.promotion and sq == last.to_square:
+        return False
     if mode == "casual":
         return True
     piece = board.piece_at(sq)
