@@ -8,17 +8,8 @@ from app import App
 from hardware.fake import FakeNeoPixel, VirtualReedMatrix
 from hardware.matrix import MatrixScanner
 from hardware.ws2812 import Ws2812Leds
+from heap import can_count_bytes
 
-
-def _gc_frees_now():
-    if not hasattr(gc, "mem_alloc"):
-        return False
-    gc.collect()
-    before = gc.mem_alloc()
-    junk = [bytearray(64) for _ in range(32)]
-    junk = None
-    gc.collect()
-    return gc.mem_alloc() - before < 1024
 
 
 def _board():
@@ -44,7 +35,7 @@ def _steps(app, vm, start, end):
 def test_still_board_and_held_piece_allocate_nothing():
     app, vm = _board()
     t = _steps(app, vm, 5, 500)
-    measure = _gc_frees_now()  # only a runtime with an immediate collector can count the bytes
+    measure = can_count_bytes()  # only a runtime with an immediate collector can count the bytes
     vm.lift(6)  # the g1 knight goes up ...
     while app.referee.occ[6]:
         t = _steps(app, vm, t, t + 5)  # ... is seen (debounced) and its destinations shown ...

@@ -2,8 +2,10 @@
 import gc
 import sys
 
+
 from core.game import Game
 from core.notation import parse_san, pgn, san
+from heap import can_count_bytes
 from core.position import (
     BLACK,
     KNIGHT,
@@ -205,21 +207,9 @@ def _play_on(g, plies, seed=7):
     return g
 
 
-def _gc_frees_now():
-    """Does gc.collect() free memory during a call? (The WebAssembly build frees only between calls
-    from JavaScript, so its mem_alloc() counts garbage too and a size cannot be read from it.)"""
-    if not hasattr(gc, "mem_alloc"):
-        return False
-    gc.collect()
-    before = gc.mem_alloc()
-    junk = [bytearray(64) for _ in range(32)]
-    junk = None
-    gc.collect()
-    return gc.mem_alloc() - before < 1024
-
 
 def test_history_of_300_plies_is_small():
-    if not _gc_frees_now():
+    if not can_count_bytes():
         return  # measured on the unix port, where collection is immediate
     g = _play_on(Game(), 20)
     gc.collect()
