@@ -2,10 +2,8 @@
 import gc
 import sys
 
-
 from core.game import Game
 from core.notation import parse_san, pgn, san
-from heap import can_count_bytes
 from core.position import (
     BLACK,
     KNIGHT,
@@ -21,6 +19,7 @@ from core.position import (
     move_uci,
     parse_square,
 )
+from heap import can_count_bytes
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
