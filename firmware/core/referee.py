@@ -378,7 +378,7 @@ class Referee:
                     if ne == 2 and nf == 2:
                         return m, True
             elif flag == MOVE_EN_PASSANT:
-                v = t - 8 if t > f else t + 8
+                v = _victim(m)
                 if (e0 in (-1, f, v)) and (e1 in (-1, f, v)) and (f0 in (-1, t)) and f1 < 0:
                     progress = True
                     if ne == 2 and nf == 1:
@@ -412,7 +412,7 @@ class Referee:
             rf, rt = _castling_rook(m)
             return sq == rf or sq == rt
         if flag == MOVE_EN_PASSANT:
-            return sq == (t - 8 if t > f else t + 8)
+            return sq == _victim(m)
         return False
 
     def _casual_alternatives(self):
