@@ -7,7 +7,7 @@ from core.display import Display
 from core.game import Game
 from core.pipeline import feed_scan
 from core.position import square_name
-from core.referee import SETUP, Referee, event_text
+from core.referee import SETUP, Referee
 
 # A square that reads occupied where the game has no piece, and has not changed for this long while
 # the board shows the error, is reported as a possible stuck switch (or a stray piece).
@@ -105,9 +105,7 @@ class App:
             if ev[0] in ("move", "undo", "promote", "new", "end"):
                 save = True
             for listener in self.listeners:
-                listener(ev)
-            if ev[0] == "error":
-                self.console(event_text(ev))
+                listener(ev)  # the USB link streams errors too: no second copy on the console
         while events:
             events.pop()
         if save and self.store is not None:

@@ -198,9 +198,6 @@ class BoardSim:
         return buf
 
     def _console(self, text):
-        # App also prints every error event on the console (the Pico's USB serial): once is enough here.
-        if self.log and self.log[-1] == text:
-            return
         self._log("console: " + text)
 
     def _event(self, ev):
