@@ -21,7 +21,7 @@
 from micropython import const
 
 from core.game import AGREEMENT, Game, RESIGNATION
-from core.position import KNIGHT, PIECE_SYMBOLS, STARTING_FEN, move_promotion, move_uci, parse_square
+from core.position import KNIGHT, PIECE_SYMBOLS, STARTING_FEN, move_promotion, move_uci, parse_square, square_name
 from core.referee import CASUAL, OVER, PLAY, SETUP, STRICT, event_text
 
 MAX_LINE = const(128)
@@ -44,6 +44,7 @@ HELP = (
     "  draw_offer | get_state",
     "board:",
     "  status          one line: phase, mode, turn, moves, result, error, round",
+    "  board           the reed switches as a diagram, and where they differ from the game",
     "  fen             the position of the game",
     "  pgn             the game record: 'pgn N' then N lines",
     "  mode [strict|casual]",
@@ -650,6 +651,23 @@ class Link:
             )
         )
 
+    def _cmd_board(self, rest):
+        """What the reed switches read now, as a diagram (rank 8 on top: X occupied, . empty), and
+        where that differs from the game: the first thing to look at when building or fixing a board."""
+        ref = self.app.referee
+        occ = ref.occ
+        lines = []
+        for r in range(7, -1, -1):
+            lines.append("%d %s" % (r + 1, " ".join("X" if occ[8 * r + f] else "." for f in range(8))))
+        wrong = ref.emptied + ref.filled
+        wrong.sort()
+        lines.append("  a b c d e f g h")
+        lines.append(
+            "%d occupied; differs from the game at: %s"
+            % (sum(occ), " ".join(square_name(sq) for sq in wrong) if wrong else "none")
+        )
+        self._block("board", lines)
+
     def _cmd_fen(self, rest):
         self._line("fen " + self.app.referee.game.fen())
 
@@ -750,6 +768,7 @@ _COMMANDS = {
     "set_option": Link._unsupported,
     # Board extensions
     "status": Link._cmd_status,
+    "board": Link._cmd_board,
     "fen": Link._cmd_fen,
     "pgn": Link._cmd_pgn,
     "help": Link._cmd_help,

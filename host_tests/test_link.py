@@ -101,6 +101,20 @@ def frame_squares(rig, signal):
 # ---------------------------------------------------------------------- board extensions
 
 
+def test_board_shows_the_switches_and_where_they_differ():
+    rig = Rig()
+    got = rig.ask("board")
+    assert got[0] == "board 10"
+    assert got[1] == "8 X X X X X X X X" and got[5] == "4 . . . . . . . ." and got[8] == "1 X X X X X X X X"
+    assert got[9] == "  a b c d e f g h"
+    assert got[10] == "32 occupied; differs from the game at: none"
+    rig.lift("b1", 400)  # a piece knocked off on white's turn ... and a stray one on e4
+    rig.place("e4", 400)
+    got = rig.ask("board")
+    assert got[8] == "1 X . X X X X X X" and got[5] == "4 . . . . X . . ."
+    assert got[10] == "32 occupied; differs from the game at: b1 e4"
+
+
 def test_help_is_framed_with_its_line_count():
     rig = Rig()
     got = rig.ask("help")
