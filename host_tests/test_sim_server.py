@@ -74,3 +74,13 @@ def test_a_busy_port_moves_on_to_the_next():
         second.server_close()
     finally:
         first.server_close()
+
+
+def test_a_pico_on_usb_is_noticed(tmp_path):
+    assert not sim_server.pico_on_usb(str(tmp_path / "none"))
+    (tmp_path / "1-1").mkdir()
+    (tmp_path / "1-1" / "idVendor").write_text("1d6b\n")  # a hub
+    assert not sim_server.pico_on_usb(str(tmp_path))
+    (tmp_path / "1-2").mkdir()
+    (tmp_path / "1-2" / "idVendor").write_text("2e8a\n")  # Raspberry Pi
+    assert sim_server.pico_on_usb(str(tmp_path))

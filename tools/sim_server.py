@@ -146,6 +146,22 @@ def server_url(server):
     return "http://%s:%d/sim/" % (host, port)
 
 
+def pico_on_usb(devices="/sys/bus/usb/devices"):
+    """Is a Raspberry Pi Pico (USB vendor 2e8a) plugged in? (Linux's sysfs; elsewhere: no.)"""
+    try:
+        names = os.listdir(devices)
+    except OSError:
+        return False
+    for name in names:
+        try:
+            with open(os.path.join(devices, name, "idVendor")) as f:
+                if f.read().strip().lower() == "2e8a":
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Serve the browser board simulator (tools/sim/index.html).")
     parser.add_argument("--port", type=int, default=None,
@@ -164,9 +180,11 @@ def main(argv=None):
         server = make_server(args.host, port, quiet=not args.verbose, tries=PORT_TRIES if args.port is None else 1)
     except OSError as e:
         sys.stderr.write("sim_server: cannot listen on %s:%s (%s); choose another with --port N "
-                         "(make sim PORT=N)\n" % (args.host, port, e.strerror or e))
+                         "(make sim SIM_PORT=N)\n" % (args.host, port, e.strerror or e))
         return 1
     print("Board simulator: open %s in a browser (Ctrl-C stops the server)" % server_url(server), flush=True)
+    if pico_on_usb():
+        print("A Raspberry Pi Pico is on USB: `make flash` puts this firmware on it, `make repl` talks to it.", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
