@@ -1,10 +1,10 @@
 # The Pico's wiring: settings, pins, scanner, LEDs, saved game and USB link, then the scan loop.
 #
 # MicroPython runs main.py at boot (a .py, never main.mpy), so this file stays small and only
-# wires: every decision lives in app.py and core/, every pin access in hardware/. Nothing here
-# imports `machine` or `neopixel` at module level: build() takes them as arguments (the Pico's
-# own by default), so host_tests/test_main_loop.py can import this file on CPython and run the
-# same wiring on hardware/fake.py.
+# wires: every decision lives in app.py and core/, every pin access in hardware/ (pico.py builds
+# the Pico's pins and drivers, and alone imports `machine` and `neopixel`). build() takes those
+# modules as arguments (the Pico's own by default), so host_tests/test_main_loop.py can import
+# this file on CPython and run the same wiring on hardware/fake.py.
 #
 # Ctrl-C stays enabled (micropython.kbd_intr is left alone): mpremote reaches the REPL by sending
 # Ctrl-C, which raises KeyboardInterrupt in the loop below and ends main.py. The same byte (0x03)
@@ -16,7 +16,7 @@ import asyncio
 import config
 from micropython import const
 from app import App
-from hardware.matrix import MatrixScanner
+from hardware import pico
 from link import Link
 from store import GameStore
 
@@ -126,57 +126,6 @@ class Board:
             self.status_led.value(0)
 
 
-def make_leds(settings, machine, neopixel, say):
-    """The LED driver settings.led_type names, on its pins."""
-    Pin = machine.Pin
-    if settings.led_type == "max7219":
-        from hardware.max7219 import Max7219Leds
-
-        pins = {"sck": Pin(settings.spi_sck), "mosi": Pin(settings.spi_mosi)}
-        if settings.spi_miso is not None:
-            pins["miso"] = Pin(settings.spi_miso)
-        # Mode 0 as the MAX7219 wants it: data taken on the rising clock edge, MSB first.
-        spi = machine.SPI(settings.spi_id, baudrate=settings.spi_baudrate, polarity=0, phase=0, **pins)
-        cs = Pin(settings.spi_cs, Pin.OUT, value=1)
-        leds = Max7219Leds(spi, cs, brightness=settings.brightness)
-        if settings.spi_miso is None:
-            say("MAX7219: spi_miso is null, so the driver cannot check that the chip answers")
-        elif not leds.self_test():
-            leds.fault = True
-            say(
-                "MAX7219 does not answer on DOUT -> GPIO %d: check its 5 V supply, the wires to "
-                "GPIO %d/%d/%d and the DOUT divider" % (settings.spi_miso, settings.spi_sck, settings.spi_mosi, settings.spi_cs)
-            )
-        return leds
-    from hardware.ws2812 import Ws2812Leds
-
-    np = neopixel.NeoPixel(Pin(settings.led_pin, Pin.OUT), 64)
-    return Ws2812Leds(
-        np,
-        chain=config.chain_squares(settings.led_chain),
-        brightness=settings.brightness,
-        current_cap_ma=settings.current_cap_ma,
-        channel_ma=settings.led_channel_ma,
-    )
-
-
-def make_scanner(settings, machine):
-    """The reed matrix: rows open-drain and released, columns inputs with pull-ups."""
-    Pin = machine.Pin
-    # Released open-drain rows float (high impedance): no rank is selected until scan() pulls one low.
-    rows = [Pin(n, Pin.OPEN_DRAIN, value=1) for n in settings.row_pins]
-    for n in settings.column_pins:
-        Pin(n, Pin.IN, Pin.PULL_UP)
-    return MatrixScanner(
-        rows,
-        mem32=machine.mem32,
-        gpio_in_addr=config.SIO_GPIO_IN,
-        column_base=settings.column_base,
-        sleep_us=getattr(time, "sleep_us", None),
-        settle_us=settings.settle_us,
-    )
-
-
 def build(settings=None, machine=None, neopixel=None, write=None, fs=None, settings_path=config.DEFAULT_PATH):
     """Wire a Board. Defaults: board.json (or the defaults), the Pico's machine and neopixel,
     sys.stdout for the link, the flash filesystem for the saved game."""
@@ -186,23 +135,18 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
         settings, problem = config.load_or_default(settings_path)
         if problem:
             said.append(problem)
-    if machine is None:
-        import machine
-    if neopixel is None and settings.led_type == "ws2812":
-        import neopixel
+    machine, neopixel = pico.modules(settings, machine, neopixel)
     if write is None:
         write = sys.stdout.write
     # LEDs before the matrix: the rp2 SPI driver claims a MISO pin even when none is wired
     # (GPIO 8 for SPI1), and the column pins set up afterwards take theirs back.
-    leds = make_leds(settings, machine, neopixel, said.append)
-    matrix = make_scanner(settings, machine)
+    leds = pico.make_leds(settings, machine, neopixel, said.append)
+    matrix = pico.make_scanner(settings, machine)
     store = GameStore(settings.save_path, fs) if settings.save_path else None
     app = App(settings, matrix, leds, store)
     link = Link(app, write)
     app.console = link.info
-    status_led = None
-    if settings.status_led_pin is not None:
-        status_led = machine.Pin(settings.status_led_pin, machine.Pin.OUT, value=0)
+    status_led = pico.make_status_led(settings, machine)
     for text in said:
         link.info(text)
     return Board(app, link, store, leds, status_led, getattr(leds, "fault", False))

@@ -1,0 +1,73 @@
+# The Pico's hardware built from the settings: pins, the matrix scanner, the LED driver and the
+# status LED. The only place that imports machine and neopixel (main.py passes fakes in tests).
+import time
+
+import config
+from hardware.matrix import MatrixScanner
+
+
+def modules(settings, machine=None, neopixel=None):
+    """(machine, neopixel): the ones given, else the Pico's own (neopixel only for a WS2812B)."""
+    if machine is None:
+        import machine
+    if neopixel is None and settings.led_type == "ws2812":
+        import neopixel
+    return machine, neopixel
+
+
+def make_leds(settings, machine, neopixel, say):
+    """The LED driver settings.led_type names, on its pins."""
+    Pin = machine.Pin
+    if settings.led_type == "max7219":
+        from hardware.max7219 import Max7219Leds
+
+        pins = {"sck": Pin(settings.spi_sck), "mosi": Pin(settings.spi_mosi)}
+        if settings.spi_miso is not None:
+            pins["miso"] = Pin(settings.spi_miso)
+        # Mode 0 as the MAX7219 wants it: data taken on the rising clock edge, MSB first.
+        spi = machine.SPI(settings.spi_id, baudrate=settings.spi_baudrate, polarity=0, phase=0, **pins)
+        cs = Pin(settings.spi_cs, Pin.OUT, value=1)
+        leds = Max7219Leds(spi, cs, brightness=settings.brightness)
+        if settings.spi_miso is None:
+            say("MAX7219: spi_miso is null, so the driver cannot check that the chip answers")
+        elif not leds.self_test():
+            leds.fault = True
+            say(
+                "MAX7219 does not answer on DOUT -> GPIO %d: check its 5 V supply, the wires to "
+                "GPIO %d/%d/%d and the DOUT divider" % (settings.spi_miso, settings.spi_sck, settings.spi_mosi, settings.spi_cs)
+            )
+        return leds
+    from hardware.ws2812 import Ws2812Leds
+
+    np = neopixel.NeoPixel(Pin(settings.led_pin, Pin.OUT), 64)
+    return Ws2812Leds(
+        np,
+        chain=config.chain_squares(settings.led_chain),
+        brightness=settings.brightness,
+        current_cap_ma=settings.current_cap_ma,
+        channel_ma=settings.led_channel_ma,
+    )
+
+
+def make_scanner(settings, machine):
+    """The reed matrix: rows open-drain and released, columns inputs with pull-ups."""
+    Pin = machine.Pin
+    # Released open-drain rows float (high impedance): no rank is selected until scan() pulls one low.
+    rows = [Pin(n, Pin.OPEN_DRAIN, value=1) for n in settings.row_pins]
+    for n in settings.column_pins:
+        Pin(n, Pin.IN, Pin.PULL_UP)
+    return MatrixScanner(
+        rows,
+        mem32=machine.mem32,
+        gpio_in_addr=config.SIO_GPIO_IN,
+        column_base=settings.column_base,
+        sleep_us=getattr(time, "sleep_us", None),
+        settle_us=settings.settle_us,
+    )
+
+
+def make_status_led(settings, machine):
+    """The Pico's own LED (heartbeat and fault blink), or None when the settings have none."""
+    if settings.status_led_pin is None:
+        return None
+    return machine.Pin(settings.status_led_pin, machine.Pin.OUT, value=0)
