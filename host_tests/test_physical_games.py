@@ -27,8 +27,8 @@ def effective(lines):
     return moves
 
 
-def check_game(seed, mode, knock_rate=0.05):
-    text, expected, fen = physical.transcript(seed, mode, knock_rate=knock_rate)
+def check_game(seed, mode, knock_rate=0.05, adjust_rate=0.0, stats=None):
+    text, expected, fen = physical.transcript(seed, mode, knock_rate=knock_rate, adjust_rate=adjust_rate, stats=stats)
     f, m, events = transcript.parse(text)
     out = transcript.run(f, m, events)
     got = effective(out)
@@ -58,6 +58,20 @@ def test_without_knocks_the_board_never_flags_an_error(mode):
     for seed in range(6):
         out, _ = check_game(2000 + seed, mode, knock_rate=0)
         assert not [line for line in out if line.startswith("error")], "seed %d" % seed
+
+
+@pytest.mark.parametrize("mode", ["strict", "casual"])
+def test_straightening_pieces_never_flags_an_error(mode):
+    """SPEC 3: hands that adjust every kind of piece now and then (held 0.2-3 s), pieces nothing
+    can happen to included, get no error line and the game is read exactly (issue 11)."""
+    stats = {}
+    for seed in range(4):
+        out, _ = check_game(3000 + seed, mode, knock_rate=0, adjust_rate=0.3, stats=stats)
+        assert not [line for line in out if line.startswith("error")], "seed %d" % seed
+    kinds = {"own-immovable", "opponent-uncapturable", "piece-to-move"}
+    if mode == "casual":
+        kinds |= {"own-movable", "opponent-capturable"}
+    assert set(stats) == kinds, stats
 
 
 def test_the_generator_covers_every_way_of_moving():

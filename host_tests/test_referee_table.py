@@ -179,6 +179,81 @@ def test_adjust_in_casual_mode_is_nothing():
     assert lines[:-1] == ["move e2e4"]
 
 
+# SPEC 3: adjusting a piece that nothing can happen to. After 1.e4 (black to move): black's a8 and
+# h8 rooks and the c8 bishop have no legal move; white's a1 and h1 rooks and g2 pawn cannot be taken.
+AFTER_E4 = "1000 lift e2\n1400 place e4\n"
+BLOCKED = "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2"  # d4 and d5 block each other
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("hold", [200, 1000, 2900, 3500, 20000])
+@pytest.mark.parametrize("square", ["a8", "c8", "h8", "h1", "a1", "g2"])
+def test_adjusting_a_piece_nothing_can_happen_to_is_nothing(mode, hold, square):
+    hands = AFTER_E4 + "3000 lift %s\n%d place %s\n%d lift e7\n%d place e5" % (square, 3000 + hold, square, 4000 + hold, 4400 + hold)
+    lines = both_ways(hands, mode=mode)
+    assert lines == ["move e2e4", "move e7e5", "fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_blocked_pawn_and_an_uncapturable_one_adjusted(mode):
+    # White's d4 pawn cannot move (d5 blocks it); black's d5 pawn cannot be taken; then 2.c4.
+    hands = "1000 lift d4\n2500 place d4\n3000 lift d5\n4000 place d5\n5000 lift c2\n5300 place c4"
+    lines = both_ways(hands, fen=BLOCKED, mode=mode)
+    assert lines[:-1] == ["move c2c4"]
+
+
+def test_the_issue_transcript_in_both_modes():
+    # Issue 11: this printed `error mismatch a8` in both modes.
+    hands = AFTER_E4 + "3000 lift a8\n3400 place a8\n5000 lift e7\n5400 place e5"
+    for mode in MODES:
+        assert replay(hands, mode=mode)[:-1] == ["move e2e4", "move e7e5"]
+
+
+def _frames(hands, fen=START, mode="strict"):
+    f, m, events = parse(hands, fen, mode)
+    return [line for line in run(f, m, events, leds=True) if line.startswith("leds ")]
+
+
+def _frame_at(frames, t):
+    """The LED frame shown at time t (ms), as its text."""
+    shown = ""
+    for line in frames:
+        when, _, text = line[5:].partition(" ")
+        if int(when) > t:
+            break
+        shown = text
+    return shown
+
+
+def test_a_piece_adjusted_for_long_gets_a_place_here_hint_never_an_alarm():
+    frames = _frames(AFTER_E4 + "3000 lift a8\n9000 place a8")
+    assert "a8:lifted" in _frame_at(frames, 5900).split()
+    assert "place-here" not in _frame_at(frames, 5900)
+    assert "a8:place-here" in _frame_at(frames, 6100).split()  # 3 s in the air: where it belongs
+    assert "a8" not in _frame_at(frames, 9100)
+    for line in frames:
+        assert "illegal" not in line and "remove" not in line
+
+
+def test_an_adjusted_piece_that_cannot_move_is_no_touch_move_obligation():
+    # Strict: the a1 rook lifted (it has no move), then the g1 knight moves.
+    lines = replay("1000 lift a1\n3000 place a1\n4000 lift g1\n4300 place f3")
+    assert lines[:-1] == ["move g1f3"]
+    # Strict: the opponent's a8 rook, which white cannot take: white moves freely.
+    lines = replay("1000 lift a8\n2000 place a8\n4000 lift b1\n4300 place c3")
+    assert lines[:-1] == ["move b1c3"]
+
+
+def test_a_piece_that_could_move_still_counts_as_touched_and_a_wrong_square_still_shows():
+    # The rule is about pieces nothing can happen to: a knight lifted in strict mode must move ...
+    lines = replay("1000 lift g1\n1500 place g1\n2000 lift e2\n2300 place e4")
+    assert lines[0].startswith("error touch-move g1")
+    # ... and a piece that cannot move, set down elsewhere, is an illegal move at once; once the
+    # board has said so it keeps guiding the piece back while it is in the hand.
+    lines = replay(AFTER_E4 + "3000 lift a8\n3300 place a6\n5000 lift a6\n5300 place a8")
+    assert lines[1:-1] == ["error illegal a8 a6", "error mismatch a8"]
+
+
 def test_touch_move_strict():
     hands = "1000 lift g1\n1500 place g1\n2000 lift e2\n2300 place e4\n4000 lift e4\n4300 place e2\n5000 lift g1\n5400 place f3"
     lines = both_ways(hands)
@@ -188,8 +263,7 @@ def test_touch_move_strict():
 
 
 def test_touched_piece_without_a_legal_move_frees_the_player():
-    # (While the rook that cannot move is up, the board asks for it back: an error, not a touch.)
-    lines = both_ways("1000 lift a1\n1500 place a1\n2000 lift e2\n2300 place e4", keep_errors=False)
+    lines = both_ways("1000 lift a1\n1500 place a1\n2000 lift e2\n2300 place e4")
     assert lines[:-1] == ["move e2e4"]
 
 
@@ -241,10 +315,13 @@ def test_takeback_casual():
 
 
 def test_no_takeback_in_strict_mode():
-    lines = replay("1000 lift e2\n1300 place e4\n3000 lift e4\n3300 place e2")
-    assert lines[0] == "move e2e4"
+    # 1.e4 e5 2.Nf3, then the knight is put back on g1: strict mode keeps the move and says the
+    # board is wrong. (From the start position a takeback sets the start up again: a new game.)
+    fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    lines = replay("1000 lift g1\n1300 place f3\n3000 lift f3\n3300 place g1", fen=fen)
+    assert lines[0] == "move g1f3"
     assert "undo" not in " ".join(lines)
-    assert any(line.startswith("error") for line in lines)
+    assert "error mismatch f3 g1" in lines
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -327,8 +404,8 @@ def test_king_then_rook_touched_must_castle():
     assert lines[1:] == ["move e1g1", "fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b kq - 1 1"]
     # King touched then a rook that cannot castle (the queen-side path is blocked): the king moves freely.
     lines = replay("1000 lift e1\n1400 place e1\n2000 lift a1\n2400 place a1\n3000 lift e1\n3300 place f1",
-                   fen="r3k2r/pppppppp/8/8/8/8/PPPPPPPP/RN2K2R w KQkq - 0 1", keep_errors=False)
-    assert lines[:-1] == ["move e1f1"]  # (while the rook with no move was up, the board asked for it back)
+                   fen="r3k2r/pppppppp/8/8/8/8/PPPPPPPP/RN2K2R w KQkq - 0 1")
+    assert lines[:-1] == ["move e1f1"]
 
 
 def test_the_default_promotion_piece_is_a_setting():

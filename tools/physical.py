@@ -3,8 +3,9 @@
 Each move becomes lifts and places in one of the orders players use (SPEC section 3), with what
 real hands and reed switches add: contact bounce, a hovering hand's chatter, slides across the
 squares on the way, swaps, pauses of seconds with a piece in the air, promotion taps to choose the
-piece, hesitations (a piece set down on another square for under 150 ms), adjustments (casual),
-knocked pieces put back, rook-first castling (casual) and takebacks (casual). The intended moves are known, so replaying the transcript through the firmware tells
+piece, hesitations (a piece set down on another square for under 150 ms), adjustments (any piece in
+casual mode; in strict mode pieces nothing can happen to and the piece about to move), knocked
+pieces put back, rook-first castling (casual) and takebacks (casual). The intended moves are known, so replaying the transcript through the firmware tells
 exactly how often the board misreads a move. python-chess plays the random games (host only).
 
     python3 tools/physical.py [--seed N] [--games N] [--mode strict|casual] > game.txt
@@ -161,24 +162,63 @@ def play_move(h, board, move, mode, rng):
     return expected
 
 
+def nothing_can_happen_to(board, sq):
+    """No legal move involves the piece on sq: the side to move's cannot move (nor castle), the
+    opponent's cannot be captured (en passant included)."""
+    for m in board.legal_moves:
+        if m.from_square == sq or m.to_square == sq:
+            return False
+        if board.is_en_passant(m) and sq == chess.square(chess.square_file(m.to_square), chess.square_rank(m.from_square)):
+            return False
+        if board.is_castling(m) and sq == CASTLING_ROOK[m.to_square][0]:
+            return False
+    return True
+
+
+def just_promoted(board, sq):
+    """Lifting and replacing a piece that has just promoted is how its player chooses the promotion
+    piece, which no board could tell from a knock or an adjustment."""
+    last = board.move_stack[-1] if board.move_stack else None
+    return last is not None and last.promotion and sq == last.to_square
+
+
 def can_knock(board, sq, mode):
     """A piece knocked and put back must not look like a deliberate touch with consequences: in
     strict mode only one that the side to move could neither move nor capture. And never a piece
-    that has just promoted: lifting and replacing it is how its player chooses the promotion piece,
-    which no board could tell from a knock."""
-    last = board.move_stack[-1] if board.move_stack else None
-    if last is not None and last.promotion and sq == last.to_square:
+    that has just promoted."""
+    if just_promoted(board, sq):
         return False
-    if mode == "casual":
-        return True
-    piece = board.piece_at(sq)
-    if piece.color == board.turn:
-        return not any(m.from_square == sq for m in board.legal_moves)
-    return not any(m.to_square == sq for m in board.legal_moves)
+    return mode == "casual" or nothing_can_happen_to(board, sq)
 
 
-def transcript(seed, mode="strict", max_plies=120, knock_rate=0.05):
-    """(text of the transcript, expected output lines without errors, final FEN)."""
+def adjustable(board, mode, move):
+    """The pieces a player may straighten before `move` without it meaning anything, by kind:
+    {"own-immovable": [sq...], "opponent-uncapturable": [...], ...}. In strict mode a lifted piece
+    that can move must move (and one that can be taken must be taken), so only pieces nothing can
+    happen to, and the piece about to move; in casual mode any piece."""
+    kinds = {}
+    for sq, piece in board.piece_map().items():
+        if just_promoted(board, sq):
+            continue
+        own = piece.color == board.turn
+        if nothing_can_happen_to(board, sq):
+            kind = "own-immovable" if own else "opponent-uncapturable"
+        elif sq == move.from_square:
+            kind = "piece-to-move"
+        elif mode == "casual":
+            kind = "own-movable" if own else "opponent-capturable"
+        else:
+            continue
+        kinds.setdefault(kind, []).append(sq)
+    return kinds
+
+
+def transcript(seed, mode="strict", max_plies=120, knock_rate=0.05, adjust_rate=0.0, stats=None):
+    """(text of the transcript, expected output lines without errors, final FEN).
+
+    adjust_rate: how often a player straightens a piece before a move (lifted, held 0.2-3 s, put
+    back on its square), a kind of piece chosen at random among those adjustable(); `stats`, a
+    dict, counts the adjustments by kind."""
     rng = random.Random(seed)
     board = chess.Board()
     h = Hands(rng)
@@ -212,6 +252,16 @@ def transcript(seed, mode="strict", max_plies=120, knock_rate=0.05):
                 h.wait(300, 3000)
                 h.touch("place", sq)
                 h.wait(300, 1000)
+        if adjust_rate and rng.random() < adjust_rate:
+            kinds = adjustable(board, mode, move)
+            kind = rng.choice(sorted(kinds))
+            sq = rng.choice(kinds[kind])
+            h.touch("lift", sq)
+            h.wait(200, 3000)
+            h.touch("place", sq)
+            h.wait(300, 1000)
+            if stats is not None:
+                stats[kind] = stats.get(kind, 0) + 1
         expected += play_move(h, board, move, mode, rng)
         board.push(move)
     outcome = board.outcome()

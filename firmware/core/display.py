@@ -60,8 +60,8 @@ class Display:
             if ob is not None and referee.occ[ob[1]]:
                 put(ob[1], S.TOUCHED)  # shown once the touched piece is back on its square
         # Where the board differs from the game: in an error, during set-up, and while a piece the
-        # game does not explain is off its square, guide it back.
-        if referee.error is not None or referee.phase == SETUP:
+        # game does not explain is off its square (one being adjusted: after a few seconds), guide it back.
+        if referee.error is not None or referee.phase == SETUP or referee.hint:
             for sq in referee.emptied:
                 put(sq, S.PLACE_HERE)
             for sq in referee.filled:

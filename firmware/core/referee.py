@@ -99,6 +99,10 @@ class Referee:
     result_ms = 600
     # For this long after a move, lifting the piece that moved is the mover straightening it.
     adjust_ms = 2000
+    # A piece nothing can happen to (no legal move, or the opponent's and not capturable) may be in
+    # the air this long, being straightened, before the LEDs show where it belongs (SPEC 3). Never
+    # an error: no rule is broken and no move is spoilt while it is up.
+    hint_ms = 3000
     # What a pawn reaching the last rank becomes until it is tapped (SPEC 3: a queen).
     promotion = QUEEN
 
@@ -122,6 +126,11 @@ class Referee:
         self.pending_result = None
         self.in_progress = True  # can the board still become a legal move?
         self.error = None  # (kind, squares) currently shown, or None
+        # Only pieces nothing can happen to are off their squares (being adjusted): no error; after
+        # hint_ms in the air `hint` turns on and the LEDs show where they belong.
+        self.resting = False
+        self.resting_since = 0
+        self.hint = False
         self.touched = []  # touch-move: squares touched by the side to move, in order
         # Lifts not yet long enough to be touches: their squares and when each was lifted. Arrays,
         # not a dict, so that tick() allocates nothing while a piece is in the air.
@@ -254,6 +263,9 @@ class Referee:
                 self._touch(sq)  # still up after touch_ms: a deliberate touch
             else:
                 i += 1
+        if self.resting and not self.hint and _elapsed(now, self.resting_since) >= self.hint_ms:
+            self.hint = True
+            self.version += 1
         quiet = _elapsed(now, self.last_change)
         if self.pending_kind is not None:
             wait = self.result_ms if self.pending_kind == "result" else self.commit_ms
@@ -270,6 +282,10 @@ class Referee:
             t = self.last_change + (self.result_ms if self.pending_kind == "result" else self.commit_ms)
         elif not self.in_progress and self.error is None:
             t = self.last_change + self.commit_ms
+        if self.resting and not self.hint:
+            d = self.resting_since + self.hint_ms
+            if t is None or d < t:
+                t = d
         for i in range(self._n_waiting):
             d = self._lifted_at[self._waiting[i]] + self.touch_ms
             if t is None or d < t:
@@ -284,6 +300,10 @@ class Referee:
     def _recompute(self):
         """Compare the board with the game and decide what it shows."""
         self.version += 1
+        resting = self.resting
+        hint = self.hint
+        self.resting = False
+        self.hint = False
         base = self.base
         occ = self.occ
         emptied = self.emptied
@@ -346,6 +366,17 @@ class Referee:
                 return
             if self._kings_on_their_way():
                 self.in_progress = True
+                return
+            if not filled and self.error is None and self._all_inert(emptied):
+                # Pieces being straightened that no legal move involves: nothing to say yet (SPEC 3).
+                # Once an error shows (a knocked piece), it stays until the board is right again.
+                self.in_progress = True
+                self._clear_error()
+                self.resting = True
+                if resting:
+                    self.hint = hint
+                else:
+                    self.resting_since = self.last_change
                 return
         self.in_progress = self.phase != PLAY  # in set-up or after the game the LEDs guide, quietly
         if self.error is not None:
@@ -414,6 +445,15 @@ class Referee:
         if flag == MOVE_EN_PASSANT:
             return sq == _victim(m)
         return False
+
+    def _all_inert(self, squares):
+        """Can no legal move involve any of these squares? The side to move's pieces there cannot
+        move, the opponent's cannot be captured (not even en passant), no castling uses them."""
+        for m in self.game.legal:
+            for sq in squares:
+                if self._part_of(m, sq):
+                    return False
+        return True
 
     def _casual_alternatives(self):
         """Casual mode: a takeback (the previous position set up again), or rook-first castling
