@@ -160,10 +160,28 @@ def test_perft_tool_on_micropython():
         (["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "x"], "depth"),
         (["8/8/8/8/8/8/8/8 w - - 0 1", "1"], "white kings"),
         (["--runtime", "java", "8/8/8/8/8/8/8/8 w - - 0 1", "1"], "--runtime"),
+        # Issue 11: these ended in tracebacks (RecursionError, OverflowError).
+        (["4k3/8/8/8/8/8/8/4K2R w K - 0 1", "100000"], "at most 64"),
+        (["4k3/8/8/8/8/8/8/4K2R w K - 0 1", "65"], "at most 64"),
+        (["4k3/8/8/8/8/8/8/4K2R w K - 0 1", "-"], "whole number"),
+        (["4k3/8/8/8/8/8/8/4K2R w K - 0 1", "9" * 5000], "got '99999"),
+        (["4k3/8/8/8/8/8/8/4K2R w K - 8388608 1", "2"], "halfmove clock 8388608 is impossible"),
+        (["4k3/8/8/8/8/8/8/4K2R w K - 151 1", "2"], "75-move rule"),
+        (["4k3/8/8/8/8/8/8/4K2R w K - 0 " + "9" * 50, "1"], "fullmove number"),
+        # (MicroPython's unix port dies on an argument of 256 bytes: refused before it starts.)
+        (["4k3/8/8/8/8/8/8/4K2R w K - 0 " + "9" * 5000, "1"], "FEN of 5029 characters"),
     ],
 )
-def test_perft_tool_rejects_bad_input(args, message):
-    r = run_tool(*args)
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_perft_tool_rejects_bad_input(args, message, runtime):
+    r = run_tool("--runtime", runtime, *args)
     assert r.returncode == 2
     assert r.stdout == ""
     assert message in r.stderr
+    assert len(r.stderr) < 400  # a pasted megabyte is not echoed back
+
+
+def test_perft_tool_takes_the_largest_halfmove_clock_a_game_can_have():
+    # 150: the 75-move rule ends the game there, so the position itself is still one of a game.
+    r = run_tool("4k3/8/8/8/8/8/8/4K2R w K - 150 1", "2")
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == str(Position("4k3/8/8/8/8/8/8/4K2R w K - 0 1").perft(2))

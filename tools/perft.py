@@ -10,12 +10,25 @@ so it keeps to what MicroPython has (no argparse).
 import sys
 
 USAGE = "usage: perft.py [--divide] [--bulk] [--runtime cpython|micropython] FEN DEPTH"
+# The core recurses once a ply and holds a move list at each level: MicroPython's 200 kB heap runs
+# out near 300 levels and CPython stops at its recursion limit (1000). 64 is far past any count
+# that can finish (the deepest ever computed from the start position is depth 15, on a cluster),
+# and leaves both runtimes room to spare.
+MAX_DEPTH = 64
+# The longest FEN is about 90 characters. Checked before MicroPython is started: its unix port
+# interns each argument and dies ("FATAL: uncaught NLR") on one of 256 bytes or more.
+MAX_FEN = 200
 
 
 def _here():
     path = sys.argv[0]
     i = path.rfind("/")
     return path[:i] if i >= 0 else "."
+
+
+def _cut(text, n=40):
+    """An argument shown in a message, cut short (a pasted line can be megabytes long)."""
+    return text if len(text) <= n else text[:n] + "..."
 
 
 def _fail(message):
@@ -47,7 +60,7 @@ def parse_args(argv):
             print(USAGE)
             sys.exit(0)
         elif a.startswith("--"):
-            _fail("unknown option " + a)
+            _fail("unknown option " + _cut(a))
         else:
             rest.append(a)
         i += 1
@@ -55,12 +68,17 @@ def parse_args(argv):
         rest = [" ".join(rest[:6]), rest[6]]
     if len(rest) != 2:
         _fail("expected a FEN and a depth")
-    try:
-        depth = int(rest[1])
-    except ValueError:
-        _fail("depth must be a whole number, got %r" % rest[1])
+    if len(rest[0]) > MAX_FEN:
+        _fail("FEN of %d characters: a FEN has at most about 90 (%r)" % (len(rest[0]), _cut(rest[0])))
+    depth = rest[1]
+    digits = depth[1:] if depth[:1] == "-" else depth
+    if not digits or len(digits) > 6 or any(c not in "0123456789" for c in digits):
+        _fail("depth must be a whole number from 0 to %d, got %r" % (MAX_DEPTH, _cut(depth)))
+    depth = int(depth)
     if depth < 0:
         _fail("depth must not be negative")
+    if depth > MAX_DEPTH:
+        _fail("depth %d is beyond what the core can count: at most %d" % (depth, MAX_DEPTH))
     return divide, bulk, runtime, rest[0], depth
 
 
