@@ -44,6 +44,15 @@ _STACK_CHUNK = bytes(4 * 3 * 32)  # the undo stack grows by 32 plies at a time
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
+# The move counters a FEN may give. The halfmove clock goes up by one a ply and the game ends when
+# it reaches 150 (FIDE 9.6.2: 75 moves each without a capture or pawn move; checkmate on that ply
+# still counts), so no position of a game has a higher one. Refusing more also keeps the clock
+# well inside the 24 bits the undo record (make()) has for it. The longest game the laws allow
+# (75-move rule and fivefold repetition) is under 8,850 moves, so a higher move number is a typo;
+# it also keeps the counter a small int on the Pico.
+MAX_HALFMOVE = const(150)
+MAX_FULLMOVE = const(9999)
+
 _A1 = const(0)
 _C1 = const(2)
 _D1 = const(3)
@@ -136,6 +145,27 @@ ZOBRIST = _zobrist_table()
 Z_SIDE = ZOBRIST[1048]
 
 
+def _shown(text, n=24):
+    """Text for an error message, cut short: a line pasted by mistake may be megabytes long."""
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def _counter(text):
+    """A FEN move counter as an int, or None if it is not a whole number. Plain digits only (int()
+    would also take '1_0' on CPython and not on MicroPython); one of over nine digits is over every
+    limit and is not converted (a long int on the Pico)."""
+    neg = text[:1] == "-"
+    digits = text[1:] if neg else text
+    if not digits:
+        return None
+    for c in digits:
+        if c not in "0123456789":
+            return None
+    digits = digits.lstrip("0") or "0"
+    n = int(digits) if len(digits) < 10 else 0x20000000
+    return -n if neg else n
+
+
 class FenError(ValueError):
     """A FEN that cannot describe a legal chess position; the message says what is wrong."""
 
@@ -147,7 +177,7 @@ def square_name(sq64):
 def parse_square(name):
     """'e4' -> 28; raises ValueError naming the text otherwise."""
     if len(name) != 2 or name[0] not in FILE_NAMES or name[1] not in RANK_NAMES:
-        raise ValueError("not a square: %r" % (name,))
+        raise ValueError("not a square: %r" % (_shown(name),))
     return FILE_NAMES.index(name[0]) + 8 * RANK_NAMES.index(name[1])
 
 
@@ -253,13 +283,13 @@ class Position:
         elif side == "b":
             stm = BLACK
         else:
-            raise FenError("FEN side to move must be 'w' or 'b', got %r" % side)
+            raise FenError("FEN side to move must be 'w' or 'b', got %r" % _shown(side))
         rights = 0
         if castling != "-":
             for ch in castling:
                 bit = "KQkq".find(ch)
                 if bit < 0:
-                    raise FenError("FEN castling field %r: only K, Q, k, q or '-'" % castling)
+                    raise FenError("FEN castling field %r: only K, Q, k, q or '-'" % _shown(castling))
                 rights |= 1 << bit
         # Sanitise: a right stays only while king and rook stand on their original squares.
         if board[_E1] != KING:
@@ -279,7 +309,7 @@ class Position:
             try:
                 e = SQUARES88[parse_square(ep)]
             except ValueError:
-                raise FenError("FEN en-passant field %r is not a square" % ep)
+                raise FenError("FEN en-passant field %r is not a square" % _shown(ep))
             if (e >> 4) != (5 if stm == WHITE else 2):
                 raise FenError("FEN en-passant square %s is not on the %s rank" % (ep, "6th" if stm == WHITE else "3rd"))
             # Keep it only if a double push can really have happened (python-chess does the same check
@@ -287,15 +317,20 @@ class Position:
             fwd = -16 if stm == WHITE else 16
             if board[e] == 0 and board[e - fwd] == 0 and board[e + fwd] == (PAWN | (stm ^ 8)):
                 ep_sq = e
-        try:
-            hm = int(half)
-            fm = int(full)
-        except ValueError:
-            raise FenError("FEN move counters must be whole numbers, got %r and %r" % (half, full))
+        hm = _counter(half)
+        fm = _counter(full)
+        if hm is None or fm is None:
+            raise FenError("FEN move counters must be whole numbers, got %r and %r" % (_shown(half), _shown(full)))
         if hm < 0:
             raise FenError("FEN halfmove clock must not be negative, got %d" % hm)
+        if hm > MAX_HALFMOVE:
+            raise FenError(
+                "FEN halfmove clock %s is impossible: at %d the 75-move rule has ended the game" % (_shown(half), MAX_HALFMOVE)
+            )
         if fm < 1:
             raise FenError("FEN fullmove number must be at least 1, got %d" % fm)
+        if fm > MAX_FULLMOVE:
+            raise FenError("FEN fullmove number %s is impossible: no game lasts over %d moves" % (_shown(full), MAX_FULLMOVE))
         # Commit, then check that the side not to move is not in check (it would be capturable).
         old = (bytes(self.board), bytes(self.kings), self.side, self.castling, self.ep, self.halfmove, self.fullmove, self.zkey, self._sp)
         self.board[:] = board
@@ -863,14 +898,14 @@ class Position:
     def parse_uci(self, text):
         """A legal move from UCI text ('e2e4', 'e7e8n'); raises ValueError naming the problem."""
         if len(text) not in (4, 5):
-            raise ValueError("not a UCI move: %r" % (text,))
+            raise ValueError("not a UCI move: %r" % (_shown(text),))
         frm = parse_square(text[0:2])
         to = parse_square(text[2:4])
         promo = 0
         if len(text) == 5:
             promo = "nbrq".find(text[4]) + KNIGHT
             if promo < KNIGHT:
-                raise ValueError("not a promotion piece in %r" % (text,))
+                raise ValueError("not a promotion piece in %r" % (_shown(text),))
         m = self.find_move(frm, to, promo)
         if not m or (move_promotion(m) and not promo) or (promo and not move_promotion(m)):
             raise ValueError("illegal move %s in %s" % (text, self.fen()))

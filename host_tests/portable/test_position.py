@@ -55,6 +55,46 @@ def test_malformed_fens_say_what_is_wrong():
     _fen_error("k6P/8/8/8/8/8/8/K7 w - - 0 1", ["pawn on h8"])
 
 
+def test_move_counters_no_game_can_have_are_refused():
+    # Issue 11: a clock of 2**23 overflowed the 32-bit undo record (OverflowError on CPython, a
+    # silently negative clock on MicroPython). Past 150 the 75-move rule had ended the game.
+    rook = "4k3/8/8/8/8/8/8/4K2R w K - %s %s"
+    for half in ("8388608", "151", "99999999999999999999", "0" * 30 + "151"):
+        _fen_error(rook % (half, "1"), ["halfmove clock", "impossible", "75-move"])
+    _fen_error(rook % ("0", "10000"), ["fullmove number 10000", "impossible"])
+    _fen_error(rook % ("0", "9" * 40), ["fullmove number", "..."])
+    _fen_error(rook % ("1_0", "1"), ["counters", "'1_0'"])  # int() takes it on CPython only
+    _fen_error(rook % ("+1", "1"), ["counters"])
+    for half, full in (("150", "9999"), ("0" * 20 + "7", "1")):
+        p = Position(rook % (half, full))
+        assert p.halfmove == int(half) and p.fullmove == int(full)
+        assert p.perft(2) == Position(rook % ("0", "1")).perft(2)
+    g = Game(rook % ("150", "1"))
+    assert g.reason == "seventyfive-moves"  # the draw was due: the board shows it at once
+
+
+def test_error_messages_cut_what_was_pasted():
+    long = "x" * 3000  # (a few kB: the Pico has no room for more)
+    for fen in (
+        "8/8/8/8/8/8/8/K6k %s - - 0 1" % long,
+        "8/8/8/8/8/8/8/K6k w %s - 0 1" % long,
+        "8/8/8/8/8/8/8/K6k w - %s 0 1" % long,
+        "8/8/8/8/8/8/8/K6k w - - %s 1" % long,
+    ):
+        try:
+            Position(fen)
+        except FenError as e:
+            assert len(str(e)) < 200, str(e)[:300]
+        else:
+            raise AssertionError("accepted")
+    try:
+        Position().parse_uci(long)
+    except ValueError as e:
+        assert len(str(e)) < 200
+    else:
+        raise AssertionError("accepted")
+
+
 def test_in_check_side_to_move_loads_but_the_other_side_in_check_does_not():
     Position("k7/8/8/8/8/8/8/K6r w - - 0 1")
     _fen_error("k6R/8/8/8/8/8/8/K7 w - - 0 1", ["not to move is in check"])
