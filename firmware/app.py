@@ -19,7 +19,7 @@ class App:
 
     matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional).
     leds.show(frame, now_ms).
-    store: save(game, mode) and load() -> (fen, [uci...], mode) or None (firmware/store.py).
+    store: save(game, mode) and resume() -> (game, mode, notes) or None (firmware/store.py).
     console(text): where messages for a person go (the USB serial console on the Pico)."""
 
     def __init__(self, settings, matrix, leds, store=None, console=None):
@@ -50,23 +50,16 @@ class App:
         game = None
         if self.store is not None:
             try:
-                saved = self.store.load()
+                saved = self.store.resume()
             except ValueError as e:
                 self.console("saved game unreadable, starting a new game: %s" % e)
                 saved = None
             if saved is not None:
-                fen, moves, mode = saved
-                try:
-                    game = Game(fen)
-                    for uci in moves:
-                        game.push_uci(uci)
-                    # A resignation or agreed draw is not in the moves: the store keeps it beside them.
-                    self.store.apply_result(game)
-                    ref.set_mode(mode)
-                    self.console("resuming the saved game after %d moves" % len(moves))
-                except ValueError as e:
-                    self.console("saved game does not replay, starting a new game: %s" % e)
-                    game = None
+                game, mode, notes = saved
+                for note in notes:
+                    self.console(note)
+                ref.set_mode(mode)
+                self.console("resuming the saved game after %d moves" % game.ply())
         ref.load_game(game or Game(), now)
         if ref.phase == SETUP:
             self.console("set up the position: the LEDs show where pieces must go")

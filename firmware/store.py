@@ -16,7 +16,9 @@
 # get remove + rename; a cut between the two leaves only the complete .tmp, which load() then
 # uses. More generally load() takes whichever of PATH and PATH.tmp is complete and newer (each
 # record carries a save counter), so a cut after .tmp was closed but before the rename loses
-# nothing at all.
+# nothing at all. A record must also replay: its checksum only says the bytes are what was written,
+# not that a well-checksummed but hostile or buggy record makes sense, so resume() replays the newer
+# complete record and falls back to the other when its moves do not replay.
 #
 # The record (ASCII, one item per line):
 #   chessboard-game 1                  format name and version
@@ -33,7 +35,7 @@
 # zlib.adler32 on a PC.
 from micropython import const
 
-from core.game import AGREEMENT, CLAIMED_DRAW, RESIGNATION
+from core.game import AGREEMENT, CLAIMED_DRAW, RESIGNATION, Game
 from core.position import BLACK, WHITE
 
 FORMAT = "chessboard-game"
@@ -46,6 +48,11 @@ _ADLER_MOD = const(65521)
 # reading it whole could exhaust the Pico's heap.
 MAX_BYTES = const(16384)
 _ENOENT = const(2)
+# The save counter goes up once a save (a move): 2**30 saves is more than a board will ever make,
+# and keeps the counter a small int on the Pico.
+_MAX_SEQ = const(0x3FFFFFFF)
+# What each result reason may come with: a resignation has a winner, an agreement or claim is a draw.
+_RESULTS = {RESIGNATION: ("1-0", "0-1"), AGREEMENT: ("1/2-1/2",), CLAIMED_DRAW: ("1/2-1/2",)}
 
 
 class StoreError(ValueError):
@@ -74,7 +81,8 @@ def _hex_sum(a, b):
 
 
 class GameStore:
-    """save(game, mode) after every change; load() -> (start_fen, [uci, ...], mode) or None.
+    """save(game, mode) after every change; resume() -> (game, mode, notes) or None at power-up;
+    load() -> (start_fen, [uci, ...], mode) or None, the same record as plain data.
 
     fs: the module with rename() and remove() (default `os`) plus, for a fake filesystem,
     open(path, mode); with the real `os` the built-in open() is used."""
@@ -130,38 +138,67 @@ class GameStore:
     # ------------------------------------------------------------------ loading
 
     def load(self):
-        """The saved game as (start_fen, [uci, ...], mode), or None when nothing was saved.
+        """The saved game as (start_fen, [uci, ...], mode), or None when nothing was saved: the
+        record resume() would resume, with its moves up to the game's end.
 
-        Raises StoreError with a clear message when the record is truncated or corrupt and no
-        complete copy exists; the caller then starts a new game."""
-        error = None
-        try:
-            record = self._read(self.path)
-        except StoreError as e:
-            record = None
-            error = e
-        try:
-            spare = self._read(self.tmp)  # complete only if a save was cut before its rename
-        except StoreError:
-            spare = None
-        if spare is not None and (record is None or spare[0] > record[0]):
-            record = spare
-        if record is None:
-            self._loaded = None
-            self.result = None
-            if error is not None:
-                raise error
+        Raises StoreError with a clear message when no complete record replays; the caller then
+        starts a new game."""
+        got = self.resume()
+        if got is None:
             return None
-        seq, mode, fen, moves, result = record
-        if seq > self.seq:
-            self.seq = seq
-        self.result = result
-        self._loaded = (fen, moves)
-        return fen, moves, mode
+        game, mode, notes = got
+        return game.start_fen, game.uci_moves(), mode
+
+    def resume(self):
+        """The saved game replayed: (game, mode, notes), or None when nothing was saved. notes: what
+        a person should be told (a newer record that did not replay, moves recorded past the end
+        of the game, a refused result). Raises StoreError when no complete record replays."""
+        self._loaded = None
+        self.result = None
+        errors = []
+        records = []
+        for path in (self.path, self.tmp):  # .tmp is complete only if a save was cut before its rename
+            try:
+                record = self._read(path)
+            except StoreError as e:
+                if path == self.path:
+                    errors.append(str(e))
+                continue  # a .tmp cut short is what a power cut during a save leaves: the record stands
+            if record is not None:
+                if record[0] > self.seq:
+                    self.seq = record[0]  # the next save outnumbers every record on the flash
+                records.append((record, path))
+        # Newest first: a complete .tmp newer than the record is a save cut before its rename.
+        if len(records) == 2 and records[1][0][0] > records[0][0][0]:
+            records.reverse()
+        notes = []
+        for record, path in records:
+            seq, mode, fen, moves, result = record
+            try:
+                game, past_end = _replay(fen, moves)
+            except ValueError as e:
+                errors.append("%s: does not replay (%s)" % (path, e))
+                continue
+            if errors:
+                notes.append("; ".join(errors) + ": using %s" % path)
+            if past_end:
+                notes.append(
+                    "%s: the game ended after %d moves (%s); the %d moves recorded after that are ignored"
+                    % (path, game.ply(), game.reason, past_end)
+                )
+            self.result = result
+            self._loaded = (game.start_fen, game.uci_moves())
+            if result is not None and not game.is_over() and not self.apply_result(game):
+                notes.append("%s: refused its result %s %s: %s" % (path, result[0], result[1], "no draw can be claimed in this position"))
+            return game, mode, notes
+        if errors:
+            raise StoreError("; ".join(errors))
+        return None
 
     def apply_result(self, game):
         """Give `game` the resignation/agreement/claim the loaded record ended with (the moves
-        alone cannot show it). Only when `game` is the loaded one; returns True when applied."""
+        alone cannot show it). Only when `game` is the loaded one; returns True when applied. A
+        claimed draw is applied only where the position offers the claim (FIDE 9.2, 9.3)."""
         r = self.result
         if r is None or self._loaded is None or game.is_over():
             return False
@@ -171,10 +208,10 @@ class GameStore:
         result, reason = r
         if reason == RESIGNATION:
             game.resign(WHITE if result == "0-1" else BLACK)
-        elif reason == CLAIMED_DRAW and game.claims:
+        elif reason == CLAIMED_DRAW:
             game.claim_draw()
         else:
-            game.agree_draw()  # also a claimed draw whose claim the position no longer offers
+            game.agree_draw()
         return game.is_over()
 
     def _read(self, path):
@@ -192,6 +229,22 @@ class GameStore:
         finally:
             f.close()
         return parse(data, path)
+
+
+def _replay(fen, moves):
+    """(the game the record describes, how many recorded moves came after its end). Raises
+    ValueError (FenError among them) when the start position or a move is refused. Moves after the
+    game ended (checkmate, a fivefold repetition, the 75-move rule...) are not played: no game goes
+    on past its end (FIDE 5, 9.6)."""
+    game = Game(fen)
+    for i in range(len(moves)):
+        if game.is_over():
+            return game, len(moves) - i
+        try:
+            game.push_uci(moves[i])
+        except ValueError as e:
+            raise ValueError("move %d, %s: %s" % (i + 1, moves[i][:8], e))
+    return game, 0
 
 
 def parse(data, name="saved game"):
@@ -245,12 +298,14 @@ def parse(data, name="saved game"):
         value = parts[1] if len(parts) > 1 else ""
         if key == "seq":
             try:
-                seq = int(value)
+                seq = int(value) if len(value) < 11 else -1
             except ValueError:
-                raise StoreError("%s: bad save counter %r" % (name, value))
+                seq = -1
+            if not 0 <= seq <= _MAX_SEQ:
+                raise StoreError("%s: bad save counter %r" % (name, value[:40]))
         elif key == "mode":
             if value not in MODES:
-                raise StoreError("%s: unknown mode %r" % (name, value))
+                raise StoreError("%s: unknown mode %r" % (name, value[:40]))
             mode = value
         elif key == "start":
             fen = value
@@ -258,8 +313,8 @@ def parse(data, name="saved game"):
             moves.extend(value.split())
         elif key == "result":
             words = value.split()
-            if len(words) != 2 or words[1] not in _FORCED or words[0] not in ("1-0", "0-1", "1/2-1/2"):
-                raise StoreError("%s: bad result line %r" % (name, value))
+            if len(words) != 2 or words[1] not in _RESULTS or words[0] not in _RESULTS[words[1]]:
+                raise StoreError("%s: bad result line %r" % (name, value[:40]))
             result = (words[0], words[1])
         else:
             raise StoreError("%s: unknown line %r" % (name, line[:40]))

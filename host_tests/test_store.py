@@ -11,7 +11,7 @@ from hardware.fake import VirtualReedMatrix
 from hardware.leds import TextLeds
 from hardware.matrix import MatrixScanner
 from store import GameStore, StoreError, adler32, parse
-from test_store_portable import GAME_1, FakeFlash, PowerCut, play
+from test_store_portable import GAME_1, FakeFlash, PowerCut, play, record, start_line
 
 START = list(range(16)) + list(range(48, 64))
 
@@ -83,6 +83,30 @@ def test_app_with_a_corrupt_save_starts_a_new_game_and_says_why():
         app.step(t)
     assert app.referee.game.uci_moves() == ["e2e4"]
     assert GameStore("game.sav", flash).load()[1] == ["e2e4"]
+
+
+def test_app_resumes_the_good_game_when_a_newer_tmp_does_not_replay_and_says_so():
+    flash = FakeFlash()
+    game = play(GAME_1[:4])
+    GameStore("game.sav", flash).save(game, "strict")
+    flash.files["game.sav.tmp"] = record(start_line("4k3/8/8/8/8/8/8/4K2R w K - 8388608 1"), seq=7)
+    said = []
+    occupied = [sq for sq in range(64) if game.position.piece_at(sq)]
+    app, vm = board(GameStore("game.sav", flash), occupied, said.append)
+    app.start(0)  # raised OverflowError on CPython before issue 11
+    assert app.referee.game.uci_moves() == GAME_1[:4]
+    assert len(said) == 2 and "game.sav.tmp: does not replay" in said[0] and "using game.sav" in said[0]
+    assert said[1] == "resuming the saved game after 4 moves"
+
+
+def test_app_with_only_a_record_that_does_not_replay_starts_a_new_game():
+    flash = FakeFlash()
+    flash.files["game.sav"] = record(start_line("4k3/8/8/8/8/8/8/4K2R w K - 8388608 1"))
+    said = []
+    app, vm = board(GameStore("game.sav", flash), START, said.append)
+    app.start(0)
+    assert app.referee.game.moves == [] and app.referee.game.fen() == Game().fen()
+    assert said[0].startswith("saved game unreadable, starting a new game: game.sav: does not replay (FEN halfmove clock")
 
 
 def test_app_saves_after_every_move_and_a_cut_save_resumes_one_move_back():

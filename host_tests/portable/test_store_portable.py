@@ -328,3 +328,113 @@ def test_adler32_matches_zlib():
     assert adler32(b"") == (1, 0)
     a, b = adler32(b"Wikipedia")
     assert "%04x%04x" % (b, a) == "11e60398"
+
+
+# ---------------------------------------------------------------------- hostile records (issue 11)
+# Records with a valid checksum that no board of this firmware would write: the checksum says the
+# bytes are what was written, not that they make sense.
+
+# Knights out and back: the start position again after every 4 plies (fivefold after 16).
+SHUFFLE = "g1f3 g8f6 f3g1 f6g8".split()
+
+
+def record(body, seq=1):
+    """A well-checksummed record from its lines after the seq line."""
+    text = ("chessboard-game 1\nseq %d\n" % seq + body).encode()
+    a, b = adler32(text)
+    return text + ("end %d %04x%04x\n" % (len(text), b, a)).encode()
+
+
+def start_line(fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"):
+    return "mode strict\nstart %s\n" % fen
+
+
+def resumed(flash):
+    """(moves, result, reason, notes) of what a freshly booted board resumes."""
+    flash.boot()
+    game, mode, notes = GameStore(PATH, flash).resume()
+    return game.uci_moves(), game.result, game.reason, notes
+
+
+def test_a_newer_tmp_that_does_not_replay_gives_way_to_the_good_record():
+    flash = FakeFlash()
+    GameStore(PATH, flash).save(play(GAME_1[:8]), "strict")
+    for bad in ("moves e2e4 e2e4\n", "moves e2e5\n", "moves zz\n"):
+        flash.files[PATH + ".tmp"] = record(start_line() + bad, seq=99)
+        moves, result, _, notes = resumed(flash)
+        assert moves == GAME_1[:8] and result == "*"
+        assert len(notes) == 1 and "game.sav.tmp: does not replay" in notes[0] and "using game.sav" in notes[0], notes
+        assert GameStore(PATH, flash).load()[1] == GAME_1[:8]
+    # The next save outnumbers the bad .tmp, so a cut after it cannot bring the bad one back.
+    store = GameStore(PATH, flash)
+    store.resume()
+    assert store.seq == 99
+    store.save(play(GAME_1[:9]), "strict")
+    assert parse(flash.files[PATH])[0] == 100
+
+
+def test_a_start_position_no_game_can_have_gives_way_too():
+    # Issue 11: a start FEN with a halfmove clock of 2**23 made App.start raise OverflowError.
+    flash = FakeFlash()
+    GameStore(PATH, flash).save(play(GAME_1[:2]), "casual")
+    flash.files[PATH + ".tmp"] = record(start_line("4k3/8/8/8/8/8/8/4K2R w K - 8388608 1"), seq=5)
+    moves, _, _, notes = resumed(flash)
+    assert moves == GAME_1[:2]
+    assert "halfmove clock 8388608 is impossible" in notes[0], notes
+    # With no good record to fall back on: a clear error, and the caller starts a new game.
+    flash.files[PATH] = flash.files.pop(PATH + ".tmp")
+    try:
+        GameStore(PATH, flash).resume()
+    except StoreError as e:
+        assert "game.sav: does not replay" in str(e) and "halfmove clock" in str(e), str(e)
+    else:
+        raise AssertionError("an impossible start position resumed")
+
+
+def test_a_record_past_a_fivefold_repetition_stops_at_the_end():
+    # Issue 11: a record going on after a fivefold repetition resumed silently, on to 75 moves.
+    flash = FakeFlash()
+    moves = SHUFFLE * 4 + ["e2e4"] + SHUFFLE * 10
+    lines = "".join("moves %s\n" % " ".join(moves[i : i + 16]) for i in range(0, len(moves), 16))
+    flash.files[PATH] = record(start_line() + lines)
+    got, result, reason, notes = resumed(flash)
+    assert got == SHUFFLE * 4 and (result, reason) == ("1/2-1/2", "fivefold-repetition")
+    assert len(notes) == 1 and "ended after 16 moves (fivefold-repetition)" in notes[0], notes
+    assert "41 moves recorded after that are ignored" in notes[0], notes
+
+
+def test_a_claimed_draw_no_position_offers_is_refused():
+    flash = FakeFlash()
+    flash.files[PATH] = record(start_line() + "moves e2e4 e7e5\nresult 1/2-1/2 claimed-draw\n")
+    moves, result, _, notes = resumed(flash)
+    assert moves == ["e2e4", "e7e5"] and result == "*"  # the game goes on
+    assert "refused its result 1/2-1/2 claimed-draw" in notes[0], notes
+    # A claim the position does offer (threefold after 8 plies) is kept.
+    flash.files[PATH] = record(start_line() + "moves %s\nresult 1/2-1/2 claimed-draw\n" % " ".join(SHUFFLE * 2))
+    moves, result, reason, notes = resumed(flash)
+    assert (result, reason, notes) == ("1/2-1/2", "claimed-draw", [])
+
+
+def test_result_lines_and_counters_that_do_not_fit_are_refused():
+    cases = (
+        ("result 1/2-1/2 resignation\n", "bad result line"),
+        ("result 1-0 agreement\n", "bad result line"),
+        ("result 0-1 claimed-draw\n", "bad result line"),
+    )
+    for line, words in cases:
+        try:
+            parse(record(start_line() + line), PATH)
+        except StoreError as e:
+            assert words in str(e), str(e)
+        else:
+            raise AssertionError("loaded: " + line)
+    for seq in ("-1", "1073741824", "9" * 3000, "0x10"):
+        data = record(start_line()).replace(b"seq 1\n", ("seq %s\n" % seq).encode())
+        a, b = adler32(data[: data.rfind(b"end")])
+        data = data[: data.rfind(b"end")] + ("end %d %04x%04x\n" % (data.rfind(b"end"), b, a)).encode()
+        try:
+            parse(data, PATH)
+        except StoreError as e:
+            assert "bad save counter" in str(e) and len(str(e)) < 120, str(e)[:200]
+        else:
+            raise AssertionError("loaded seq " + seq[:20])
