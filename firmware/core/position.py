@@ -236,8 +236,8 @@ class Position:
     def set_fen(self, fen):
         """Load a FEN. On error raise FenError and leave the position as it was."""
         fields = fen.split()
-        if len(fields) == 4:
-            fields += ["0", "1"]  # as python-chess: the counters may be left out
+        if len(fields) == 4 or len(fields) == 5:
+            fields += ["0", "1"][len(fields) - 4 :]  # as python-chess: the counters may be left out
         if len(fields) != 6:
             raise FenError("FEN needs 6 fields (placement, side, castling, en passant, halfmove, fullmove), got %d" % len(fields))
         placement, side, castling, ep, half, full = fields
@@ -274,6 +274,11 @@ class Position:
                 raise FenError("FEN has %d %s kings, needs exactly 1" % (counts[KING | colour], name))
             if counts[PAWN | colour] > 8:
                 raise FenError("FEN has %d %s pawns, at most 8" % (counts[PAWN | colour], name))
+            pieces = 0
+            for t in range(PAWN, KING + 1):
+                pieces += counts[t | colour]
+            if pieces > 16:
+                raise FenError("FEN has %d %s pieces, at most 16" % (pieces, name))
         for f in range(8):
             for sq in (f, 0x70 + f):
                 if board[sq] & 7 == PAWN:
@@ -288,8 +293,8 @@ class Position:
         if castling != "-":
             for ch in castling:
                 bit = "KQkq".find(ch)
-                if bit < 0:
-                    raise FenError("FEN castling field %r: only K, Q, k, q or '-'" % _shown(castling))
+                if bit < 0 or rights & (1 << bit):
+                    raise FenError("FEN castling field %r: each of K, Q, k, q at most once, or '-'" % _shown(castling))
                 rights |= 1 << bit
         # Sanitise: a right stays only while king and rook stand on their original squares.
         if board[_E1] != KING:

@@ -53,6 +53,11 @@ def test_malformed_fens_say_what_is_wrong():
     _fen_error("8/8/8/8/8/8/8/8 w - - 0 1", ["white kings"])
     _fen_error("k7/8/8/8/8/8/8/KK6 w - - 0 1", ["2 white kings"])
     _fen_error("k6P/8/8/8/8/8/8/K7 w - - 0 1", ["pawn on h8"])
+    # Found by the fuzzer (issue 11): what python-chess refuses or calls invalid, the core did not.
+    _fen_error("r3k2r/8/8/8/8/8/8/R3K2R w KKkq - 0 1", ["castling", "at most once"])
+    _fen_error("r3k2r/p1ppqpB1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", ["17 white pieces"])
+    assert Position("r3k2r/8/8/8/8/8/8/R3K2R w kqKQ - 0 1").castling == 15  # any order
+    assert Position("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 7").fen() == "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 7 1"
 
 
 def test_move_counters_no_game_can_have_are_refused():
