@@ -698,6 +698,9 @@ class Link:
 
     def _cmd_new(self, rest):
         fen = _complete_fen(rest) if rest else STARTING_FEN
+        if fen is None:
+            self._err("new: a FEN has at most 6 fields, got %d" % len(rest.split()))
+            return
         try:
             game = Game(fen)
         except ValueError as e:

@@ -1,0 +1,21 @@
+"""The USB link fuzz (host_tests/portable/test_fuzz_link.py) on the MicroPython unix port, with a
+heap big enough to compile the whole board from .py (at 200 kB the portable run skips it: the Pico
+loads .mpy files and needs no compiler memory)."""
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
+
+
+def test_link_fuzz_on_micropython():
+    if not os.path.exists(MICROPYTHON):
+        pytest.fail("no MicroPython in .venv: make test installs it")
+    r = subprocess.run(
+        [MICROPYTHON, "-X", "heapsize=512k", "host_tests/run_portable.py", "test_fuzz_link"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "1 passed, 0 failed", r.stdout
