@@ -1,17 +1,12 @@
 """Hostile input at the board's edges, case by case (issue 11): the USB link's lines, FENs from a
 PC, transcripts and the tools' arguments. Each gets a clear error and loses nothing. The seeded
 fuzzers (host_tests/portable/fuzz*.py, test_fuzz*.py) try thousands more of the same kinds."""
-import os
-import subprocess
-import sys
-
 import chess
 import pytest
 
-from fuzz_base import FENS, Rng, fen_input
+import fuzz
 from fuzz_link import LinkRig
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HUGE_CLOCK = "4k3/8/8/8/8/8/8/4K2R w K - 8388608 1"
 
 
@@ -45,46 +40,18 @@ def test_a_fen_with_an_impossible_halfmove_clock_gets_a_clear_error(command):
 
 
 def test_fens_the_core_accepts_are_positions_python_chess_reads_the_same():
-    """Mutated FENs (host_tests/portable/fuzz_base.py): whatever the core accepts, python-chess
-    reads as the same position, with the same legal moves (a valid one), and every FEN python-chess
-    finds valid, with its fields and counters a game can have, the core accepts."""
-    from core.position import FenError, Position, move_uci
+    """Mutated and random FENs (tools/fuzz.py): whatever the core accepts, python-chess reads as
+    the same position with the same legal moves; whatever python-chess finds valid (with the fields
+    and counters a game can have), the core accepts."""
+    stats = fuzz.fuzz_fens_against_python_chess(1500, seed=5)
+    assert stats["accepted"] > 200, stats
 
-    rng = Rng(5)
-    accepted = 0
-    for _ in range(1500):
-        fen = fen_input(rng)
-        try:
-            p = Position(fen)
-        except FenError:
-            try:
-                board = chess.Board(fen)
-            except ValueError:
-                continue
-            # Refused on purpose where python-chess is lenient: 1-3 fields (it fills in the rest), a
-            # castling letter twice, counters a game cannot have or int() reads but a FEN does not
-            # have ('1_0', '+1'), a move number 0 (python-chess makes it 1).
-            fields = fen.split() + ["0", "1"][max(0, len(fen.split()) - 4) :]
-            plain = (
-                len(fields) == 6
-                and len(set(fields[2])) == len(fields[2])
-                and fields[4].isdigit() and fields[5].isdigit()
-                and int(fields[4]) <= 150 and 1 <= int(fields[5]) <= 9999
-            )
-            assert not (board.is_valid() and plain), fen
-            continue
-        accepted += 1
-        try:
-            board = chess.Board(fen)
-        except ValueError:
-            # python-chess wants the castling letters in the order KQkq; the core takes any order.
-            assert sorted(fen.split()[2]) != list(fen.split()[2]), fen
-            board = chess.Board(p.fen())
-        # The core drops castling rights no king and rook back, and an en-passant square no double
-        # push explains; what it writes back must be valid but for checks no last move could give.
-        clean = chess.Board(p.fen())
-        assert clean.status() & ~(chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK) == 0, (fen, clean.status())
-        assert clean.piece_map() == board.piece_map() and clean.turn == board.turn, fen
-        assert (clean.halfmove_clock, clean.fullmove_number) == (board.halfmove_clock, board.fullmove_number), fen
-        assert sorted(move_uci(m) for m in p.legal_moves()) == sorted(m.uci() for m in board.legal_moves), fen
-    assert accepted > 100
+
+def test_transcripts_mutated_and_random_are_played_or_refused_clearly():
+    stats = fuzz.fuzz_transcripts(100, seed=5)
+    assert stats["played"] > 40 and stats["refused"] > 15 and stats["moves"] > 0, stats
+
+
+def test_the_tools_command_lines_exit_0_or_2_and_never_crash():
+    stats = fuzz.fuzz_command_lines(12, seed=5)
+    assert stats["exit 2"] > 2, stats

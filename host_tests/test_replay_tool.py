@@ -60,6 +60,10 @@ def test_uci_mode():
         ("@mode blitz\n", "@mode"),
         ("@colour white\n", "unknown header"),
         ("1000 lift\n", "expected"),
+        # Issue 11: an empty @fen was taken as the start position (exit 0).
+        ("@fen\n1000 lift e2\n", "@fen needs a FEN"),
+        ("@fen   \n", "@fen needs a FEN"),
+        ("@fen 4k3/8/8/8/8/8/8/4K2R w K - 8388608 1\n1000 lift h1\n", "halfmove clock 8388608 is impossible"),
     ],
 )
 def test_unreadable_input_exits_2_with_a_message_and_nothing_else(tmp_path, text, message):
@@ -78,3 +82,31 @@ def test_unreadable_files_and_moves():
     assert r.returncode == 2 and r.stdout == "" and "castle" in r.stderr
     r = replay("--uci", "--fen", "8/8/8 w - - 0 1", "e2e4")
     assert r.returncode == 2 and r.stdout == ""
+
+
+def test_an_empty_fen_option_exits_2():
+    # Issue 11: `--fen ''` was taken as the start position.
+    for args in (["--fen", ""], ["--fen", "  "], ["--uci", "--fen", ""]):
+        r = replay(*args, "-", stdin="1000 lift e2\n1300 place e4\n") if "--uci" not in args else replay(*args, "e2e4")
+        assert r.returncode == 2 and r.stdout == "" and "empty FEN" in r.stderr, (args, r.stderr)
+
+
+@pytest.mark.parametrize(
+    "args,text",
+    [
+        ([], "1000 lift " + "x" * 10_000_000 + "\n"),  # issue 11: a 10 MB line was echoed whole
+        ([], "1000 " + "y" * 100_000 + " e2\n"),
+        ([], "9" * 100_000 + " lift e2\n"),
+        ([], "@mode " + "z" * 100_000 + "\n"),
+        ([], "@" + "h" * 100_000 + " x\n"),
+        ([], "@fen " + "8/" * 50_000 + "\n"),
+        (["--fen", "k" * 100_000], "1000 lift e2\n"),
+        (["--mode", "m" * 100_000], ""),
+        (["--uci", "e2e4", "u" * 100_000], None),
+        (["--zz" + "o" * 100_000], ""),
+    ],
+)
+def test_error_messages_cut_long_input(args, text):
+    r = replay(*args, "-", stdin=text) if text is not None else replay(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert 20 < len(r.stderr) < 600, r.stderr[:700]

@@ -21,8 +21,16 @@ import transcript  # noqa: E402
 _UCI = re.compile(r"^[a-h][1-8][a-h][1-8][nbrq]?$")
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # argparse quotes a bad argument whole: cut it (a pasted line can be megabytes long).
+        if len(message) > 200:
+            message = message[:200] + "..."
+        super().error(message)
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = _Parser(description=__doc__.split("\n")[0])
     parser.add_argument("--fen", help="start position (default: the standard start)")
     parser.add_argument("--mode", choices=("strict", "casual"), help="touch-move rules (default: strict)")
     parser.add_argument("--leds", action="store_true", help="also print the LED frame after each change")
@@ -33,12 +41,9 @@ def main(argv=None):
         if args.uci:
             for m in args.input:
                 if not _UCI.match(m):
-                    raise transcript.TranscriptError("%r is not a UCI move (like e2e4 or e7e8q)" % m)
-            fen = args.fen or transcript.STARTING_FEN
-            try:
-                transcript.Position(fen)
-            except transcript.FenError as e:
-                raise transcript.TranscriptError("bad FEN %r: %s" % (fen, e))
+                    raise transcript.TranscriptError("%s is not a UCI move (like e2e4 or e7e8q)" % transcript.shown(m))
+            fen = transcript.STARTING_FEN if args.fen is None else args.fen
+            transcript.check_fen(fen)
             lines = transcript.run_uci(fen, args.input)
         else:
             if len(args.input) != 1:
@@ -51,7 +56,7 @@ def main(argv=None):
                     with open(path, encoding="utf-8") as f:
                         text = f.read()
             except (OSError, UnicodeDecodeError) as e:
-                raise transcript.TranscriptError("cannot read %s: %s" % (path, e))
+                raise transcript.TranscriptError("cannot read %s: %s" % (transcript.shown(path), transcript.shown(str(e), 200)))
             fen, mode, events = transcript.parse(text, args.fen, args.mode)
             lines = transcript.run(fen, mode, events, leds=args.leds)
     except transcript.TranscriptError as e:

@@ -29,9 +29,14 @@ class TranscriptError(ValueError):
     """A transcript that cannot be read; the message names the line."""
 
 
+def shown(text, n=60):
+    """Input quoted in an error message, cut short: a line of a file can be megabytes long."""
+    return repr(text if len(text) <= n else text[:n] + "...")
+
+
 def parse(text, fen=None, mode=None):
-    """(fen, mode, [(t_ms, occupied, square), ...]) from transcript text. fen/mode given here
-    override the file's @fen/@mode headers."""
+    """(fen, mode, [(t_ms, occupied, square), ...]) from transcript text. fen/mode given here (not
+    None) override the file's @fen/@mode headers."""
     file_fen = None
     file_mode = None
     events = []
@@ -44,38 +49,50 @@ def parse(text, fen=None, mode=None):
             key, _, value = line.partition(" ")
             value = value.strip()
             if key == "@fen":
+                if not value:
+                    raise TranscriptError("line %d: @fen needs a FEN (leave the line out for the start position)" % number)
                 file_fen = value
             elif key == "@mode":
                 if value not in (STRICT, CASUAL):
-                    raise TranscriptError("line %d: @mode must be strict or casual, not %r" % (number, value))
+                    raise TranscriptError("line %d: @mode must be strict or casual, not %s" % (number, shown(value)))
                 file_mode = value
             else:
-                raise TranscriptError("line %d: unknown header %r (use @fen or @mode)" % (number, key))
+                raise TranscriptError("line %d: unknown header %s (use @fen or @mode)" % (number, shown(key)))
             continue
         words = line.split()
         if len(words) != 3:
-            raise TranscriptError("line %d: expected 'T_MS lift SQ' or 'T_MS place SQ', got %r" % (number, line))
+            raise TranscriptError("line %d: expected 'T_MS lift SQ' or 'T_MS place SQ', got %s" % (number, shown(line)))
         t, action, sq = words
         try:
+            if len(t) > 12:  # over 30 years of milliseconds, and int() of megabytes of digits is slow
+                raise ValueError(t)
             t_ms = int(t)
         except ValueError:
-            raise TranscriptError("line %d: time %r is not a whole number of milliseconds" % (number, t))
+            raise TranscriptError("line %d: time %s is not a whole number of milliseconds" % (number, shown(t)))
         if t_ms < last_t:
             raise TranscriptError("line %d: time %d goes back before %d" % (number, t_ms, last_t))
         if action not in ("lift", "place"):
-            raise TranscriptError("line %d: %r is neither lift nor place" % (number, action))
+            raise TranscriptError("line %d: %s is neither lift nor place" % (number, shown(action)))
         try:
             square = parse_square(sq.lower())
         except ValueError:
-            raise TranscriptError("line %d: %r is not a square" % (number, sq))
+            raise TranscriptError("line %d: %s is not a square" % (number, shown(sq)))
         last_t = t_ms
         events.append((t_ms, 1 if action == "place" else 0, square))
-    fen = fen or file_fen or STARTING_FEN
+    if fen is None:
+        fen = file_fen or STARTING_FEN
+    check_fen(fen)
+    return fen, mode or file_mode or STRICT, events
+
+
+def check_fen(fen):
+    """Raise TranscriptError unless fen is a position the core takes (an empty one is not)."""
+    if not fen.strip():
+        raise TranscriptError("empty FEN (leave --fen out for the start position)")
     try:
         Position(fen)
     except FenError as e:
-        raise TranscriptError("bad FEN %r: %s" % (fen, e))
-    return fen, mode or file_mode or STRICT, events
+        raise TranscriptError("bad FEN %s: %s" % (shown(fen, 100), e))
 
 
 def frame_text(frame):

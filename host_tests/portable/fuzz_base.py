@@ -1,5 +1,5 @@
-# Seeded fuzzing of the board's edges (issue 11): what every fuzzer shares. fuzz.py fuzzes FENs and
-# saved records, fuzz_link.py the USB link (kept apart: on a 200 kB heap each loads only what it needs).
+# Seeded fuzzing of the board's edges (issue 11): what every fuzzer shares. fuzz_core.py fuzzes FENs
+# and saved records, fuzz_link.py the USB link (kept apart: on a 200 kB heap each loads only what it needs).
 #
 # Each fuzz_* function makes `n` inputs from a seed, feeds them to the firmware's real code and
 # checks that bad input only ever gets the clear error the edge promises (FenError, StoreError, an
@@ -63,10 +63,47 @@ def mutate(rng, text, alphabet, rounds=3):
     return text
 
 
+def random_position(rng):
+    """A FEN of pieces scattered at random (two kings, up to 20 others): mostly valid positions
+    no game led to, with castling rights and en-passant squares that may or may not fit."""
+    board = ["."] * 64
+    board[rng.below(64)] = "K"
+    while True:
+        sq = rng.below(64)
+        if board[sq] == ".":
+            board[sq] = "k"
+            break
+    for _ in range(rng.below(21)):
+        sq = rng.below(64)
+        piece = rng.pick("PNBRQpnbrq")
+        if board[sq] == "." and (piece not in "Pp" or 8 <= sq < 56 or rng.chance(5)):
+            board[sq] = piece
+    ranks = []
+    for rank in range(7, -1, -1):
+        row = ""
+        empty = 0
+        for f in range(8):
+            c = board[rank * 8 + f]
+            if c == ".":
+                empty += 1
+                continue
+            if empty:
+                row += str(empty)
+                empty = 0
+            row += c
+        ranks.append(row + (str(empty) if empty else ""))
+    castling = rng.pick(("-", "-", "KQkq", "K", "q", "Kk"))
+    side = rng.pick("wb")
+    ep = "-" if rng.chance(60) else rng.pick("abcdefgh") + ("6" if side == "w" else "3")
+    return "%s %s %s %s %d %d" % ("/".join(ranks), side, castling, ep, rng.below(152), 1 + rng.below(120))
+
+
 def fen_input(rng):
-    """One FEN-like string: a known FEN mutated by characters or by fields."""
+    """One FEN-like string: a known FEN mutated by characters or by fields, or a random position."""
     fen = rng.pick(FENS)
-    how = rng.below(6)
+    how = rng.below(8)
+    if how >= 6:
+        return random_position(rng)
     if how <= 2:
         return mutate(rng, fen, _FEN_CHARS)
     fields = fen.split()
