@@ -55,3 +55,23 @@ def test_transcripts_mutated_and_random_are_played_or_refused_clearly():
 def test_the_tools_command_lines_exit_0_or_2_and_never_crash():
     stats = fuzz.fuzz_command_lines(12, seed=5)
     assert stats["exit 2"] > 2, stats
+
+
+def test_adjusting_a_piece_nothing_can_happen_to_in_a_cpp_round_sends_no_unsync():
+    # Issue 11: in a CPP round the false `error mismatch a8` also sent the app `unsync` and `sync`.
+    rig = LinkRig()
+    assert said(rig, "begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")[-1].startswith("sync ")
+    start = len(rig.out)
+    e2, e4, a8, h1 = 12, 28, 56, 7
+    rig.vm.lift(e2)
+    rig.run(300)
+    rig.vm.place(e4)
+    rig.run(400)
+    assert rig.out[start:] == ["move e2e4\n"]
+    rig.link.feed("ok\n")
+    for sq, held in ((a8, 1500), (h1, 4000)):  # black's rook has no move, white's cannot be taken
+        rig.vm.lift(sq)
+        rig.run(held)
+        rig.vm.place(sq)
+        rig.run(300)
+    assert rig.out[start + 1 :] == [], rig.out[start + 1 :]
