@@ -107,7 +107,7 @@ class Link:
             return  # discarding up to the next line end
         if b >= 128:
             self._bad = "non-ASCII byte 0x%02x" % b
-        elif b < 32 and b != 9:
+        elif (b < 32 and b != 9) or b == 127:  # 127: DEL, what a terminal's Backspace sends
             self._bad = "control byte 0x%02x" % b
         elif self._len >= MAX_LINE:
             self._bad = "line longer than %d bytes" % MAX_LINE

@@ -75,3 +75,10 @@ def test_adjusting_a_piece_nothing_can_happen_to_in_a_cpp_round_sends_no_unsync(
         rig.vm.place(sq)
         rig.run(300)
     assert rig.out[start + 1 :] == [], rig.out[start + 1 :]
+
+
+def test_a_del_byte_is_a_control_byte_not_echoed():
+    # Found by the fuzzer: "\x7fset_option" was answered `err unknown command: \x7fset_option`, a
+    # line that is not printable ASCII (a terminal's Backspace sends DEL).
+    rig = LinkRig()
+    assert said(rig, "\x7fstatus") == ["err control byte 0x7f: line ignored"]

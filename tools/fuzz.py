@@ -50,12 +50,14 @@ def fuzz_fens_against_python_chess(n, seed=1):
                 stats["refused, python-chess too"] += 1
                 continue
             # Refused on purpose where python-chess is lenient: 1-3 fields (it fills in the rest), a
-            # castling letter twice, counters a game cannot have or that int() reads but a FEN does
-            # not have ('1_0', '+1'), a move number 0 (python-chess makes it 1).
+            # castling letter twice or a rook's file letter (Shredder-FEN, for Chess960), counters a
+            # game cannot have or that int() reads but a FEN does not have ('1_0', '+1'), a move
+            # number 0 (python-chess makes it 1).
             fields = fen.split() + ["0", "1"][max(0, len(fen.split()) - 4) :]
             plain = (
                 len(fields) == 6
                 and len(set(fields[2])) == len(fields[2])
+                and all(c in "KQkq-" for c in fields[2])
                 and fields[4].isdigit()
                 and fields[5].isdigit()
                 and int(fields[4]) <= 150
