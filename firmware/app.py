@@ -40,6 +40,7 @@ class App:
         self._stuck_checked = 0
         self.matrix_fault_seen = False  # the scanner's fault() at the last scan that changed anything
         self.steps = 0
+        self.selftest = None  # a bring-up test (selftest.py) running: it has the matrix and LEDs
 
     def start(self, now):
         """Power-up: read the board, resume the saved game or start one, light the LEDs."""
@@ -68,6 +69,10 @@ class App:
 
     def step(self, now):
         """One scan period: read the switches, feed the core, save, tell listeners, redraw."""
+        if self.selftest is not None:
+            if self.selftest.step(now):
+                return 0
+            self.selftest = None  # the game resumes: the LEDs guide the pieces back to it
         ref = self.referee
         raw = self.matrix.scan()
         n = feed_scan(self.debouncer, ref, raw, now)

@@ -23,6 +23,21 @@ from micropython import const
 # 2**30) stays a small int, so a scan allocates nothing.
 SIO_GPIO_IN = const(0xD0000004)
 
+# PADS_BANK0: the pad control register of GPIO n is at PADS_BANK0 + 4 + 4*n (offset 0 is
+# VOLTAGE_SELECT), the same layout on the RP2040 and the RP2350 but at a different base. Bits 5:4
+# are DRIVE: 0 = 2 mA, 1 = 4 mA (the reset value), 2 = 8 mA, 3 = 12 mA. The RP2040 guarantees an
+# output-low voltage of at most 0.5 V only up to the current of the selected drive, and a row pin
+# sinks every closed switch of its rank (about 3 mA for 8 pieces with 10 kOhm pull-ups), so
+# hardware/pico.py sets the rows to 12 mA at start-up and reads the value back
+# (hardware/schematic.md, "Pull-ups and logic levels"). The RP2350's base is used only when
+# MicroPython names that chip: on an RP2040 that address is another peripheral.
+PADS_BANK0_RP2040 = const(0x4001C000)
+PADS_BANK0_RP2350 = const(0x40038000)
+PAD_DRIVE_SHIFT = const(4)
+PAD_DRIVE_MASK = const(0x30)
+PAD_DRIVE_12MA = const(3)
+PAD_DRIVE_MA = (2, 4, 8, 12)  # mA of each DRIVE value
+
 DEFAULT_PATH = "board.json"
 
 # GPIOs on the Pico's 40-pin header. 23 (regulator mode), 24 (VBUS sense), 25 (on-board LED) and
@@ -89,9 +104,9 @@ FIELDS = (
     # Reed contacts bounce 0.5-2 ms and a hand lowering a magnet chatters longer: a square is
     # reported after it held one level for debounce_ms (two scans at the defaults).
     ("debounce_ms", _INT, 10, 0, 200),
-    # After a row is pulled low the column lines need a few microseconds to settle: 4.7 kOhm
-    # against about 100 pF of wiring is 0.5 us, the Pico's internal 50-80 kOhm pull-ups ten times
-    # that. See hardware/schematic.md.
+    # After a row is released the column it held low rises through its pull-up: 10 kOhm against
+    # at most 200 pF of wire and diodes is an RC of 2 us, above the 2.0 V input-high level after
+    # 1.9 us, so 10 us is 5 RC. Internal pull-ups alone (50-80 kOhm) need 40. See hardware/schematic.md.
     ("settle_us", _INT, 10, 0, 1000),
     # Quiet time after the last transition before a matching move is committed. It must outlast
     # SLIDE_WINDOW_MS, and debounce + commit + one scan must stay within the 500 ms of SPEC 3.

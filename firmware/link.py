@@ -50,6 +50,7 @@ HELP = (
     "  mode [strict|casual]",
     "  new [FEN]       start a new game (the LEDs guide the pieces to FEN)",
     "  promote q|r|b|n change the last promotion",
+    "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches",
     "  help            this text: 'help N' then N lines",
 )
 
@@ -675,6 +676,12 @@ class Link:
         lines = self.app.referee.game.pgn().rstrip("\n").split("\n")
         self._block("pgn", lines)
 
+    def _cmd_selftest(self, rest):
+        # Its own module (selftest.py), loaded only when a builder asks for it.
+        import selftest
+
+        selftest.command(self, rest)
+
     def _cmd_help(self, rest):
         self._block("help", HELP)
 
@@ -775,6 +782,7 @@ _COMMANDS = {
     "fen": Link._cmd_fen,
     "pgn": Link._cmd_pgn,
     "help": Link._cmd_help,
+    "selftest": Link._cmd_selftest,
     "mode": Link._cmd_mode,
     "new": Link._cmd_new,
 }

@@ -141,11 +141,19 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
     # LEDs before the matrix: the rp2 SPI driver claims a MISO pin even when none is wired
     # (GPIO 8 for SPI1), and the column pins set up afterwards take theirs back.
     leds = pico.make_leds(settings, machine, neopixel, said.append)
+    # Dark before anything else can fail: a WS2812B clone may power up lit, at full current and
+    # outside the firmware's cap, until the first frame is written.
+    leds.clear()
     matrix = pico.make_scanner(settings, machine)
+    row_drive_ma = pico.set_row_drive(settings, machine)
+    problem = pico.row_drive_problem(settings, row_drive_ma)
+    if problem:
+        said.append(problem)
     store = GameStore(settings.save_path, fs) if settings.save_path else None
     app = App(settings, matrix, leds, store)
     link = Link(app, write)
     app.console = link.info
+    app.row_drive_ma = row_drive_ma  # for the selftest's report
     status_led = pico.make_status_led(settings, machine)
     for text in said:
         link.info(text)

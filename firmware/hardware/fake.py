@@ -208,23 +208,36 @@ class FakeNeoPixel:
 
 
 class FakeMem32:
-    """machine.mem32 for one register: reading `address` returns `read()` shifted to `base`.
+    """machine.mem32 for GPIO_IN and, when pads_addr is given, the 30 GPIO pad registers.
 
-    Other GPIOs read as `others` (bits outside the columns), so a scanner that forgets to mask
-    them is caught. Any other address raises ValueError: a wrong address in config shows at once."""
+    Reading `address` returns `read()` shifted to `base`; other GPIOs read as `others` (bits
+    outside the columns), so a scanner that forgets to mask them is caught. The pad register of
+    GPIO n sits at pads_addr + 4 + 4*n, starts at the chip's reset value 0x56 (input enabled, 4 mA,
+    pull-down, Schmitt trigger) and keeps the 8 bits the chip has (pads[n]). Any other address
+    raises ValueError: a wrong address in config shows at once."""
 
-    def __init__(self, address, base, read, others=0):
+    def __init__(self, address, base, read, others=0, pads_addr=None):
         self.address = address
         self.base = base
         self._read = read
         self.others = others
         self.reads = 0
+        self.pads_addr = pads_addr
+        self.pads = bytearray(b"\x56" * 30)
+
+    def _pad(self, address):
+        if self.pads_addr is not None and self.pads_addr + 4 <= address < self.pads_addr + 124 and not address & 3:
+            return (address - self.pads_addr - 4) >> 2
+        raise ValueError("fake mem32 models GPIO_IN and the GPIO pads only, not 0x%08x" % address)
 
     def __getitem__(self, address):
         if address != self.address:
-            raise ValueError("fake mem32 only models GPIO_IN")
+            return self.pads[self._pad(address)]
         self.reads += 1
         return self.others | (self._read() << self.base)
+
+    def __setitem__(self, address, value):
+        self.pads[self._pad(address)] = value & 0xFF
 
 
 class VirtualReedMatrix:
@@ -417,10 +430,17 @@ class FakePico:
     SPI bus, a MAX7219 that answers its self-test or none. Tests and benchmarks hand
     pico.machine and pico.neopixel to main.build(); what main.py asked for is recorded."""
 
-    def __init__(self, row_gpios, column_gpios, gpio_in_addr, occupied=(), max7219_answers=True, cs_gpio=None):
+    def __init__(
+        self, row_gpios, column_gpios, gpio_in_addr, occupied=(), max7219_answers=True, cs_gpio=None, pads_addr=None
+    ):
         self.row_gpios = list(row_gpios)
         self.column_gpios = list(column_gpios)
         self.vm = VirtualReedMatrix(column_base=self.column_gpios[0], gpio_in_addr=gpio_in_addr)
+        if pads_addr is None:
+            import config
+
+            pads_addr = config.PADS_BANK0_RP2040  # an RP2040, as hardware/pico.py finds it off the Pico
+        self.vm.mem32.pads_addr = pads_addr
         for sq in occupied:
             self.vm.place(sq)
         self.made = {}  # GPIO -> (mode, pull, value) as main.py set it up

@@ -1,5 +1,6 @@
 # The Pico's hardware built from the settings: pins, the matrix scanner, the LED driver and the
 # status LED. The only place that imports machine and neopixel (main.py passes fakes in tests).
+import sys
 import time
 
 import config
@@ -63,6 +64,47 @@ def make_scanner(settings, machine):
         column_base=settings.column_base,
         sleep_us=getattr(time, "sleep_us", None),
         settle_us=settings.settle_us,
+    )
+
+
+def pads_base():
+    """PADS_BANK0 of the chip MicroPython runs on: the RP2350's when it names that chip, else the
+    RP2040's (also what hardware/fake.py models for the tests and simulators)."""
+    if "RP2350" in getattr(sys.implementation, "_machine", ""):
+        return config.PADS_BANK0_RP2350
+    return config.PADS_BANK0_RP2040
+
+
+def set_row_drive(settings, machine, base=None):
+    """Row pads to 12 mA drive, each read back; returns the mA each row reads, rank 1 first.
+
+    A row pin sinks the current of every closed switch on its rank. The RP2040's output-low limit
+    (0.5 V) holds only up to the selected drive's current, 4 mA after reset, and a full rank draws
+    about 3 mA through 10 kOhm pull-ups (5 mA through 4.7 kOhm): at 12 mA the pin stays near 0.1 V
+    and the column's low level (that plus the diode's drop) well under the 0.8 V input-low limit.
+    Only the DRIVE bits change, so the pull, input and isolation bits MicroPython set stay."""
+    mem32 = machine.mem32
+    if base is None:
+        base = pads_base()
+    read = []
+    for n in settings.row_pins:
+        address = base + 4 + 4 * n
+        value = mem32[address]
+        mem32[address] = (value & ~config.PAD_DRIVE_MASK) | (config.PAD_DRIVE_12MA << config.PAD_DRIVE_SHIFT)
+        read.append(config.PAD_DRIVE_MA[(mem32[address] & config.PAD_DRIVE_MASK) >> config.PAD_DRIVE_SHIFT])
+    return read
+
+
+def row_drive_problem(settings, drive_ma):
+    """A console message naming the rows that did not take 12 mA, or None when all did."""
+    wrong = [
+        "GPIO %d (%d mA)" % (settings.row_pins[r], drive_ma[r]) for r in range(8) if drive_ma[r] != 12
+    ]
+    if not wrong:
+        return None
+    return (
+        "row pads did not read back 12 mA drive: %s; a full rank may read empty "
+        "(hardware/schematic.md, Pull-ups and logic levels)" % ", ".join(wrong)
     )
 
 
