@@ -10,6 +10,7 @@
 #   make sim                the board simulator in a browser: prints the address to open (SIM_PORT=8000)
 #   make sim-terminal       the board simulator in a terminal (SIM_ARGS="--mode casual", ...)
 #   make bench              tools/bench.py
+#   make schematic          rewrite hardware/schematic/ (KiCad netlists, ERC reports, pictures) from tools/schematic/
 #
 # Select portable test modules or functions with TESTS, pytest options with PYTEST_ARGS:
 #   make test-micropython TESTS="test_position test_debounce.test_bounce"
@@ -82,6 +83,11 @@ test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
 
 bench: $(PY_STAMP)
 	$(VENV_BIN)/python tools/bench.py
+
+# The schematic as code (SKiDL, schemdraw): host_tests/test_schematic.py fails when these are stale.
+.PHONY: schematic
+schematic: $(PY_STAMP)
+	$(VENV_BIN)/python tools/schematic/build.py
 
 # The board simulator: the unmodified firmware on a virtual board (README: Play without hardware).
 # `make sim` needs only python3 and the npm install (MicroPython's WebAssembly build), no .venv.
