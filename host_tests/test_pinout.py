@@ -169,7 +169,7 @@ def test_schematic_netlist_matches_the_config():
         gpio, connects = by_net["COL" + FILES[f].upper()]
         assert gpio_number(gpio) == s.column_pins[f]
         assert "Pico pin %d;" % PICO_PIN[s.column_pins[f]] in connects
-        assert "R%d (4.7 kOhm) to 3V3" % (f + 1) in connects
+        assert "R%d (10 kOhm) to 3V3" % (f + 1) in connects
         diodes = re.findall(r"D_([a-h][1-8])", connects)
         assert diodes == ["%s%d" % (FILES[f], r) for r in range(1, 9)]
     for r in range(8):

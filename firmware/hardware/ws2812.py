@@ -3,8 +3,9 @@
 # The strip comes in as an initialised neopixel.NeoPixel of 64 pixels (3 bytes each);
 # main.py makes it. Pixels are written straight into its byte buffer `buf` in the strip's own
 # byte order (NeoPixel.ORDER, GRB for the WS2812B): going through np[i] = (r, g, b) would build a
-# tuple per pixel. The strip is written only when a pixel changed: one write of 64 LEDs takes
-# about 1.9 ms (24 bits x 1.25 us x 64) with the PIO busy and the scan loop waiting.
+# tuple per pixel. The strip is written only when a pixel changed: one frame of 64 LEDs is 1.9 ms
+# on the wire (24 bits x 1.25 us x 64), which MicroPython's neopixel sends with machine.bitstream,
+# a CPU loop with interrupts off, the scan loop waiting.
 #
 # Chain order: `chain` is a bytes(64) naming the square of each LED in chain order, made by
 # config.chain_squares(): "rows" is a1..h1, a2..h2, ... (LED n on square n); "serpentine" runs
@@ -32,7 +33,8 @@ class Ws2812Leds:
     # white LEDs near 0.7 A (config.brightness).
     brightness = 48
     # Budget for the LEDs' drive current: a 5 V / 2 A supply less 500 mA for the Pico and the
-    # LEDs' quiescent current (config.current_cap_ma). On USB power alone use 300.
+    # LEDs' quiescent current (config.current_cap_ma): the supply's rating less 500 mA. The LEDs
+    # never run from the Pico's USB (hardware/leds.md, "Power wiring").
     current_cap_ma = 1500
     # mA of one colour channel at 255 (config.led_channel_ma).
     channel_ma = 20
