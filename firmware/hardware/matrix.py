@@ -41,10 +41,9 @@ class MatrixScanner:
 
     # After a row is pulled low, or released, the column lines need time to reach their new
     # level: a column falls fast (the row pin sinks it through the diode) but rises only through
-    # its pull-up. The RP2040's internal pull-ups are 50-80 kOhm; against about 100 pF of column
-    # wire and eight diodes that is an RC of 5-8 us, so 10 us after selecting each row lets a
-    # column released by the previous row read high again. External 4.7 kOhm pull-ups cut the
-    # RC to 0.5 us (config.settle_us can then go down to 2).
+    # its pull-up. With the board's 10 kOhm pull-ups against at most 200 pF of column wire and
+    # diodes the RC is 2 us, and 10 us after selecting each row is 5 of them; the RP2040's
+    # internal 50-80 kOhm alone would need about 40 us (hardware/schematic.md, "Settle time").
     settle_us = 10
 
     def __init__(
