@@ -132,13 +132,13 @@ class SelfTest:
 
     def stop(self, now):
         self.say("stopped")
-        self._finish()
+        self._finish(now)
 
     # -- the parts ----------------------------------------------------------------------------
 
     def _next_part(self, now):
         if not self.parts:
-            self._finish()
+            self._finish(now)
             return
         self._part = self.parts.pop(0)
         self._t0 = now
@@ -272,7 +272,7 @@ class SelfTest:
                     self.problems.append(label)
         self.say(text)
 
-    def _finish(self):
+    def _finish(self, now):
         if self._part == "squares":
             self._report_squares()
         self._part = None
@@ -280,7 +280,7 @@ class SelfTest:
         self.running = False
         for i in range(64):
             self.frame[i] = 0
-        self._show(0)
+        self._show(now)
         self.say("done: " + (", ".join(self.problems) if self.problems else "no problems found"))
 
     def _show(self, now):

@@ -19,7 +19,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 for _path in (os.path.join(ROOT, "tools", "shims"), os.path.join(ROOT, "firmware")):
     if _path not in sys.path:
         sys.path.insert(0, _path)
-os.environ.setdefault("KICAD8_SYMBOL_DIR", "")  # no KiCad install: parts come from this file
+# No KiCad install is needed: the parts come from this file. Naming the library folders (empty)
+# keeps SKiDL from warning, at import, that it cannot find KiCad's own.
+for _v in ("", "6", "7", "8", "9", "10"):
+    os.environ.setdefault("KICAD%s_SYMBOL_DIR" % _v, "")
 
 import skidl  # noqa: E402
 from skidl import POWER, Circuit, Net, Part, Pin  # noqa: E402
