@@ -29,6 +29,27 @@ from skidl import POWER, Circuit, Net, Part, Pin  # noqa: E402
 
 import config  # noqa: E402  (only for chain_squares: the LED chain order is the firmware's)
 
+
+def _skidl_trace():
+    """SKiDL's get_skidl_trace(), the (file, line) of each caller outside SKiDL, by walking the
+    frames: SKiDL's own calls inspect.stack(), which reads the source of every frame, for every
+    part and net, and spent 90 % of the time building this circuit (the output is the same)."""
+    skidl_dir = os.path.dirname(skidl.__file__)
+    trace = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(skidl_dir):
+            trace.append((os.path.abspath(name), str(frame.f_lineno)))
+        frame = frame.f_back
+    trace.reverse()
+    return trace
+
+
+for _module in ("skidl.scriptinfo", "skidl.circuit", "skidl.node", "skidl.logger"):
+    if hasattr(sys.modules.get(_module), "get_skidl_trace"):
+        sys.modules[_module].get_skidl_trace = _skidl_trace
+
 FILES = "abcdefgh"
 T = Pin.types
 
