@@ -103,6 +103,12 @@ class Referee:
     # the air this long, being straightened, before the LEDs show where it belongs (SPEC 3). Never
     # an error: no rule is broken and no move is spoilt while it is up.
     hint_ms = 3000
+    # Pieces that leave the board within this long of each other were knocked over: a hand lifts one
+    # piece at a time, and even both hands take 100 ms or more between two pieces, while pieces a
+    # sleeve sweeps over fall within a few ms (a few scans once debounced). A knock is an accident,
+    # never a touch (FIDE 4.2: only a deliberate touch binds). One piece falling alone is, to the
+    # reed switches, a lift like any other: nothing tells the two apart.
+    knock_ms = 20
     # What a pawn reaching the last rank becomes until it is tapped (SPEC 3: a queen).
     promotion = QUEEN
 
@@ -137,6 +143,9 @@ class Referee:
         self._waiting = bytearray(64)
         self._n_waiting = 0
         self._lifted_at = [0] * 64
+        self._last_lift = -0x10000  # when the last piece left the board ...
+        self._burst_start = 0  # ... when the run of lifts knock_ms apart it belongs to began
+        self._burst_n = 0  # ... and how many lifts that run has had
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
@@ -226,6 +235,7 @@ class Referee:
                 self._waiting[self._n_waiting] = sq
                 self._n_waiting += 1
                 self._lifted_at[sq] = now
+            self._knocked_over(now)
         self.last_change = now
         if occupied and self._tap and sq == self.promotion_square and self.occ == self.base:
             # Lifted and put back on its square, nothing else touched: the next promotion piece.
@@ -246,6 +256,25 @@ class Referee:
                 w[i] = w[n - 1]
                 self._n_waiting = n - 1
                 return
+
+    def _knocked_over(self, now):
+        """After a lift: when it is the second or later of lifts less than knock_ms apart, the
+        pieces fell together, and none of the lifts of that run becomes a touch."""
+        if _elapsed(now, self._last_lift) >= self.knock_ms:
+            self._burst_start = now
+            self._burst_n = 0
+        self._burst_n += 1
+        self._last_lift = now
+        if self._burst_n < 2:
+            return
+        span = _elapsed(now, self._burst_start)
+        i = 0
+        while i < self._n_waiting:
+            sq = self._waiting[i]
+            if _elapsed(now, self._lifted_at[sq]) <= span:
+                self._stop_waiting(sq)  # the last waiting square moves to i: look at i again
+            else:
+                i += 1
 
     def _adjusting(self, sq, now):
         """A player who has just moved often centres the piece on its square: a lift of the moved
