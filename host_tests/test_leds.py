@@ -123,11 +123,11 @@ def test_blinking_signal_goes_dark_in_its_off_slots():
     np, strip = rgb()
     frame = one(S.ILLEGAL)  # 0x5555: lit in even slots
     strip.show(frame, 0)
-    assert np.pixel(E4) == (255, 0, 0)
+    assert np.pixel(E4) == (255, 0, 255)
     strip.show(frame, 128)
     assert np.pixel(E4) == (0, 0, 0)
     strip.show(frame, 256)
-    assert np.pixel(E4) == (255, 0, 0)
+    assert np.pixel(E4) == (255, 0, 255)
     assert np.writes == 3
 
 
@@ -178,10 +178,10 @@ def test_current_cap_scales_the_frame_down_keeping_the_hue():
 
 def test_current_cap_keeps_orange_orange():
     np, strip = rgb(current_cap_ma=500)
-    strip.show(bytearray([S.CHECK] * 64), 512)  # the top of the pulse
+    strip.show(bytearray([S.REMOVE] * 64), 0)  # orange (255, 80, 0), lit at t = 0
     r, g, b = np.pixel(0)
     assert b == 0 and r > g > 0
-    assert abs(g / r - 96 / 255) < 0.05
+    assert abs(g / r - 80 / 255) < 0.05
 
 
 def test_default_settings_keep_a_full_board_under_the_cap():
@@ -207,8 +207,8 @@ def test_chain_order_rows_and_serpentine():
 
 def test_strip_byte_order_is_the_neopixel_order():
     np, strip = rgb()
-    strip.show(one(S.CHECK, 0), 512)
-    assert bytes(np.shown[0:3]) == bytes((96, 255, 0))  # GRB on the wire
+    strip.show(one(S.PROMOTE_BISHOP, 0), 512)  # orange (255, 80, 0)
+    assert bytes(np.shown[0:3]) == bytes((80, 255, 0))  # GRB on the wire
 
 
 def test_clear():
@@ -375,3 +375,25 @@ def test_text_leds_interface():
     steady = leds.TextLeds()
     steady.show(frame, 128)
     assert steady.text().splitlines()[4] == "4 . . . . ! . . ."
+
+
+def test_the_palette_tells_apart_what_players_confused():
+    # Issue 13: signals that once shared a colour must differ by colour alone, blink aside, so a
+    # glance tells them apart: what may be taken from what must go and what was wrong, where a
+    # piece may go from where one must go, and the game-end marks from both.
+    def colour(code):
+        return bytes(leds.COLOURS[3 * code : 3 * code + 3])
+
+    for group in (
+        (S.CAPTURE, S.REMOVE, S.ILLEGAL, S.MATED_KING),
+        (S.QUIET, S.PLACE_HERE, S.MATING_PIECE),
+    ):
+        assert len({colour(c) for c in group}) == len(group), [S.NAMES[c] for c in group]
+    # The last move is seen on dark squares too: not a dim blue (the eye is least sensitive to
+    # blue), but a warm white that lights every channel.
+    r, g, b = colour(S.LAST_MOVE)
+    assert min(r, g, b) > 0 and 0.2126 * r + 0.7152 * g + 0.0722 * b >= 30
+    # The promotion piece shows on a white queen: no promotion colour is white or near it.
+    for code in (S.PROMOTE_QUEEN, S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT):
+        assert min(colour(code)) == 0, S.NAMES[code]
+    assert len({colour(c) for c in (S.PROMOTE_QUEEN, S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT)}) == 4

@@ -17,30 +17,30 @@ Monochrome (MAX7219) patterns carry the whole meaning, so the signals that can b
 at the same time during play, and the error signals, all have different patterns; the five
 game-end signals share patterns with play signals but are only shown once the game is over.
 
-| signal         | text | RGB colour (r, g, b)       | RGB blink       | mono pattern | mono look                                   |
-|----------------|------|----------------------------|-----------------|--------------|---------------------------------------------|
-| off            | .    | off                        | -               | 0x0000       | dark                                        |
-| last-move      | -    | dim blue (0, 0, 48)        | steady          | 0x0001       | blip: one 128 ms flash every 2 s            |
-| claim          | =    | violet (128, 0, 255)       | slow 0.5 Hz     | 0x0505       | double blip every second                    |
-| quiet          | o    | green (0, 255, 0)          | steady          | 0xFFFF       | steady                                      |
-| capture        | x    | red (255, 0, 0)            | steady          | 0x3333       | blink 2 Hz                                  |
-| lifted         | *    | cyan (0, 255, 255)         | steady          | 0x7FFF       | wink: on, dark for 128 ms every 2 s         |
-| remote-move    | >    | blue (0, 0, 255)           | blink 1 Hz      | 0x00FF       | slow blink 0.5 Hz (1 s on, 1 s off)         |
-| promote-queen  | Q    | white (255, 255, 255)      | steady          | 0x0007       | one long flash (384 ms) every 2 s           |
-| promote-rook   | R    | blue (0, 0, 255)           | steady          | 0x0005       | two flashes every 2 s                       |
-| promote-bishop | B    | magenta (255, 0, 255)      | steady          | 0x0015       | three flashes every 2 s                     |
-| promote-knight | N    | yellow (255, 200, 0)       | steady          | 0x0055       | four flashes every 2 s                      |
-| check          | +    | orange (255, 96, 0)        | pulse 1 Hz      | 0x0033       | heartbeat: two 256 ms beats every 2 s       |
-| stalemate      | s    | yellow (255, 255, 0)       | steady          | 0x0F0F       | blink 1 Hz (game over)                      |
-| draw           | d    | yellow (255, 255, 0)       | slow 0.5 Hz     | 0x00FF       | slow blink 0.5 Hz (game over)               |
-| mated-king     | #    | red (255, 0, 0)            | blink 1 Hz      | 0x5555       | fast blink 4 Hz (game over)                 |
-| mating-piece   | m    | green (0, 255, 0)          | blink 1 Hz      | 0xFFFF       | steady (game over)                          |
-| resigned       | f    | white (255, 255, 255)      | steady          | 0x3333       | blink 2 Hz (game over)                      |
-| place-here     | v    | green (0, 255, 0)          | blink 2 Hz      | 0x0FFF       | mostly on: 1.5 s on, 0.5 s off              |
-| remove         | ^    | red (255, 0, 0)            | blink 2 Hz      | 0x000F       | mostly off: 0.5 s on, 1.5 s off             |
-| touched        | t    | cyan (0, 255, 255)         | blink 1 Hz      | 0x0F0F       | blink 1 Hz                                  |
-| illegal        | !    | red (255, 0, 0)            | fast 4 Hz       | 0x5555       | fast blink 4 Hz                             |
-| fault          | ?    | magenta (255, 0, 255)      | fast 4 Hz       | 0x55FF       | alarm: 1 s on, then 1 s of 4 Hz flicker     |
+| signal         | text | RGB colour (r, g, b)        | RGB blink   | mono pattern | mono look                               |
+|----------------|------|-----------------------------|-------------|--------------|-----------------------------------------|
+| off            | .    | off                         | -           | 0x0000       | dark                                    |
+| last-move      | -    | dim warm white (48, 40, 24) | steady      | 0x0001       | blip: one 128 ms flash every 2 s        |
+| claim          | =    | violet (128, 0, 255)        | slow 0.5 Hz | 0x0505       | double blip every second                |
+| quiet          | o    | green (0, 255, 0)           | steady      | 0xFFFF       | steady                                  |
+| capture        | x    | red (255, 0, 0)             | steady      | 0x3333       | blink 2 Hz                              |
+| lifted         | *    | cyan (0, 255, 255)          | steady      | 0x7FFF       | wink: on, dark for 128 ms every 2 s     |
+| remote-move    | >    | blue (0, 0, 255)            | blink 1 Hz  | 0x00FF       | slow blink 0.5 Hz (1 s on, 1 s off)     |
+| promote-queen  | Q    | magenta (255, 0, 255)       | steady      | 0x0007       | one long flash (384 ms) every 2 s       |
+| promote-rook   | R    | blue (0, 0, 255)            | steady      | 0x0005       | two flashes every 2 s                   |
+| promote-bishop | B    | orange (255, 80, 0)         | steady      | 0x0015       | three flashes every 2 s                 |
+| promote-knight | N    | yellow (255, 200, 0)        | steady      | 0x0055       | four flashes every 2 s                  |
+| check          | +    | yellow (255, 200, 0)        | pulse 1 Hz  | 0x0033       | heartbeat: two 256 ms beats every 2 s   |
+| stalemate      | s    | yellow (255, 255, 0)        | steady      | 0x0F0F       | blink 1 Hz (game over)                  |
+| draw           | d    | yellow (255, 255, 0)        | slow 0.5 Hz | 0x00FF       | slow blink 0.5 Hz (game over)           |
+| mated-king     | #    | violet (128, 0, 255)        | blink 1 Hz  | 0x5555       | fast blink 4 Hz (game over)             |
+| mating-piece   | m    | gold (255, 160, 0)          | blink 1 Hz  | 0xFFFF       | steady (game over)                      |
+| resigned       | f    | white (255, 255, 255)       | steady      | 0x3333       | blink 2 Hz (game over)                  |
+| place-here     | v    | white (255, 255, 255)       | blink 2 Hz  | 0x0FFF       | mostly on: 1.5 s on, 0.5 s off          |
+| remove         | ^    | orange (255, 80, 0)         | blink 2 Hz  | 0x000F       | mostly off: 0.5 s on, 1.5 s off         |
+| touched        | t    | cyan (0, 255, 255)          | blink 1 Hz  | 0x0F0F       | blink 1 Hz                              |
+| illegal        | !    | magenta (255, 0, 255)       | fast 4 Hz   | 0x5555       | fast blink 4 Hz                         |
+| fault          | ?    | red (255, 0, 0)             | fast 4 Hz   | 0x55FF       | alarm: 1 s on, then 1 s of 4 Hz flicker |
 
 RGB colours are at full scale; the driver multiplies them by the brightness setting and then
 caps the whole frame's current (hardware/ws2812.py).
@@ -66,27 +66,27 @@ BLINK_4HZ = const(0x5555)
 COLOURS = bytes(
     (
         0, 0, 0,  # off
-        0, 0, 48,  # last-move: dim, it is only a reminder
-        128, 0, 255,  # claim
-        0, 255, 0,  # quiet
-        255, 0, 0,  # capture
-        0, 255, 255,  # lifted
-        0, 0, 255,  # remote-move
-        255, 255, 255,  # promote-queen
-        0, 0, 255,  # promote-rook
-        255, 0, 255,  # promote-bishop
-        255, 200, 0,  # promote-knight
-        255, 96, 0,  # check
+        48, 40, 24,  # last-move: dim warm white, a reminder that shows on dark and light squares
+        128, 0, 255,  # claim: violet, slow (the mated king's violet blinks faster, and only at the end)
+        0, 255, 0,  # quiet: green, the piece may go here
+        255, 0, 0,  # capture: red, the piece takes here
+        0, 255, 255,  # lifted: cyan, the piece in the hand
+        0, 0, 255,  # remote-move: blue, blinking
+        255, 0, 255,  # promote-queen: magenta (a white LED vanishes under a white queen)
+        0, 0, 255,  # promote-rook: blue, steady
+        255, 80, 0,  # promote-bishop: orange, steady
+        255, 200, 0,  # promote-knight: yellow, steady
+        255, 200, 0,  # check: yellow, pulsing
         255, 255, 0,  # stalemate
         255, 255, 0,  # draw
-        255, 0, 0,  # mated-king
-        0, 255, 0,  # mating-piece
+        128, 0, 255,  # mated-king: violet
+        255, 160, 0,  # mating-piece: gold
         255, 255, 255,  # resigned: the white flag
-        0, 255, 0,  # place-here: green, a piece goes here
-        255, 0, 0,  # remove: red, a piece goes away
+        255, 255, 255,  # place-here: white, a piece goes on this empty square
+        255, 80, 0,  # remove: orange, take the piece off
         0, 255, 255,  # touched: the colour of a lifted piece, blinking: it must move
-        255, 0, 0,  # illegal
-        255, 0, 255,  # fault
+        255, 0, 255,  # illegal: magenta, fast
+        255, 0, 0,  # fault: red, fast
     )
 )  # fmt: skip
 

@@ -1,0 +1,46 @@
+# core/messages.py: the plain words beside the board's event lines, for each kind of line.
+#
+# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/run_portable.py).
+from core.messages import explain
+from core.position import Position
+
+AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+
+
+def test_mismatch_says_which_piece_goes_back_where():
+    p = Position(AFTER_E4_E5)
+    assert explain("error mismatch f1", p) == "put the bishop back on f1"
+    # Pieces of both colours: the colours are named. A square the game has empty: take it off.
+    assert explain("error mismatch f1 b8 c4", p) == "put the white bishop back on f1, the black knight on b8; take the piece off c4"
+    assert explain("error mismatch b2 c2 d2", p) == "put the pawns back on b2, c2 and d2"
+    assert explain("error mismatch e3 f3", p) == "take the pieces off e3 and f3"
+    # One piece missing and one stray: the same piece, on its way back.
+    assert explain("error mismatch f1 c4", p) == "move the bishop from c4 back to f1"
+
+
+def test_touch_move_names_the_touched_piece():
+    p = Position(AFTER_E4_E5)
+    assert explain("error touch-move d2 g1 f3", p) == "you touched the pawn on d2: it must move; move the knight from f3 back to g1"
+    assert explain("error touch-move e5 f1 c4", p) == "you touched the pawn on e5: it must be taken; move the bishop from c4 back to f1"
+
+
+def test_illegal_move():
+    p = Position(AFTER_E4_E5)
+    assert explain("error illegal b1 b3", p) == "the knight on b1 cannot go to b3: put it back on b1"
+
+
+def test_game_events():
+    p = Position()
+    assert explain("end 1-0 checkmate", p) == "checkmate: White wins"
+    assert explain("end 0-1 resignation", p) == "Black wins: the other side resigned"
+    assert explain("end 1/2-1/2 stalemate", p) == "stalemate: the game is drawn"
+    assert explain("claim threefold", p) == "a draw can be claimed: the same position for the third time"
+    assert explain("undo e2e4", p) == "move e2-e4 taken back"
+    assert explain("promote f7f8r", p) == "the pawn on f8 becomes a rook"
+    assert explain("new", p).startswith("new game")
+
+
+def test_lines_that_need_no_words_or_are_unknown_get_none():
+    p = Position()
+    for line in ("move e2e4", "", "error", "error mismatch z9", "error new-kind e4", "end * ?", "fen x"):
+        assert explain(line, p) == "", line
