@@ -106,6 +106,45 @@ def test_a_knocked_piece_is_shown_and_put_back():
     assert "move e7e5" in play(term, out, "move e7 e5")
 
 
+def test_pieces_knocked_over_together_bind_nobody():
+    # Issue 13: 1.e4 e5, white knocks b2 and c2 over, puts them back, plays Bc4: no touch-move.
+    term, out = terminal()
+    play(term, out, "move e2 e4", "move e7 e5")
+    text = play(term, out, "knock b2 c2")
+    assert "error mismatch b2 c2\nmsg put the pawns back on b2 and c2" in text
+    text = play(term, out, "place b2 P", "place c2 P", "move f1 c4")
+    assert "touch-move" not in text and "move f1c4" in text
+
+
+def test_move_onto_a_piece_captures_and_a_refused_move_changes_nothing():
+    term, out = terminal()
+    play(term, out, "move e2 e4", "move d7 d5")
+    assert "move e4d5" in play(term, out, "move e4 d5")
+    assert term.off == ["p"] and term.pieces[parse_square("d5")] == "P"
+    before = (term.sim.occupancy(), list(term.pieces), term.sim.log_count)
+    assert not term.line("move e4 e5")  # e4 is empty now: refused before anything is lifted
+    assert not term.line("move d5 d5")
+    assert (term.sim.occupancy(), list(term.pieces), term.sim.log_count) == before
+
+
+def test_help_fits_80_columns_and_pgn_says_date_and_mode():
+    term, out = terminal()
+    text = play(term, out, "help")
+    assert "knock SQ [SQ...]" in text and max(len(line) for line in text.splitlines()) <= 80
+    play(term, out, "move e2 e4")
+    pgn = term.sim.pgn()
+    assert '[Event "Strict game (touch-move)"]' in pgn and re.search(r'\[Date "20\d\d\.\d\d\.\d\d"\]', pgn)
+    play(term, out, "mode casual")
+    assert '[Event "Casual game"]' in term.sim.pgn()
+    assert '[Date "2026.01.31"]' in term.sim.pgn("2026.01.31")
+
+
+def test_setting_a_fen_is_logged():
+    term, out = terminal()
+    text = play(term, out, "fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1")
+    assert "position 4k3/8/8/8/8/8/8/4K2R w K - 0 1" in text
+
+
 def test_casual_mode_takeback_and_new_game():
     term, out = terminal(mode="casual")
     play(term, out, "move e2 e4")
@@ -181,7 +220,15 @@ def test_state_json_reports_leds_in_square_order():
     assert st["frame"][parse_square("g1")] == "*"
     assert st["mono"][parse_square("f3")] == "1" and st["mono"][parse_square("e4")] == "0"
     table = json.loads(board_sim.signal_table_json())
-    assert table[3] == {"char": "o", "name": "quiet", "rgb": "00ff00"}
+    assert table[3] == {"char": "o", "name": "quiet", "rgb": "00ff00", "rgb_blink": 0xFFFF, "pulse": 0,
+                        "mono": 0xFFFF, "look": "steady"}
+
+
+def test_the_pages_mono_looks_are_the_signal_tables():
+    from hardware import leds
+
+    rows = [line for line in leds.__doc__.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert [r.split("|")[6].strip() for r in rows] == list(board_sim.MONO_LOOKS)
 
 
 @pytest.mark.parametrize("fen", ["8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1"])

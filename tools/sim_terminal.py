@@ -9,22 +9,24 @@ and LED drivers. This tool keeps the pieces (to print them); the firmware only h
 and `place SQ`. Commands, one per line; several on one line separated by `;` happen GAP ms apart
 (a quick gesture: `lift d5; lift e4; place d5` is a capture by swapping):
 
-    lift SQ             pick up the piece on SQ
-    place SQ [PIECE]    put a piece down on SQ: the one named (K Q R B N P, k ... p for black),
-                        else one from the hand (the side to move's, a king first), else the last
-                        piece taken off the board
-    move SQ SQ          lift the first square, then place on the second
-    tap SQ              lift and put back at once (chooses a promotion piece: Q -> R -> B -> N)
-    knock SQ            the piece on SQ falls off the board
-    new                 set up the start position by hand (the firmware starts a new game)
-    fen FEN             load a position (as the PC would) and set its pieces up
-    mode strict|casual  switch the mode (as the PC would)
-    wait MS             let MS milliseconds pass
-    show                print the board;  leds: print each lit LED's colour and MAX7219 state
-    pgn                 print the game's PGN;  help;  quit
+    lift SQ            pick up the piece on SQ
+    place SQ [PIECE]   put a piece down on SQ: the one named (K Q R B N P white,
+                       k q r b n p black), else one from the hand (the side to
+                       move's, a king first), else the last one taken off
+    move SQ SQ         lift the first square, put it on the second (onto a
+                       piece: it is pushed off as this one lands, a capture)
+    tap SQ             lift and put back at once (the promotion piece: Q R B N)
+    knock SQ [SQ...]   these pieces fall off the board together
+    new                set up the start position by hand (a new game)
+    fen FEN            load a position (as the PC would) and set its pieces up
+    mode strict|casual switch the mode (as the PC would)
+    wait MS            let MS milliseconds pass
+    show               print the board;  leds: each lit LED's colour and MAX7219
+    pgn                print the game's PGN;  help;  quit
 
 After each line the simulated clock runs on --settle ms (default 500, the SPEC's commit bound),
-then the board's events (as tools/replay.py prints them) and, unless --quiet, the board are printed:
+then the board's events (as tools/replay.py prints them, each error, claim and end followed by a
+`msg` line saying it in plain words) and, unless --quiet, the board are printed:
 every square as two characters, its piece (`.` for empty) and its LED signal (hardware/leds.py:
 o quiet, x capture, * lifted, + check, ! illegal, v place here, ^ remove, t touched, Q R B N the
 promotion piece, # mated king, m mating piece, - last move ...).
@@ -48,6 +50,13 @@ SETTLE_MS = 500
 PIECES = "KQRBNPkqrbnp"
 # Commands that touch the board: the clock runs on --settle ms after a line with one of them.
 _ACTIONS = ("lift", "place", "move", "tap", "knock", "new", "fen", "mode")
+
+
+# The commands of the docstring above, and how a line runs them: what `help` prints (80 columns).
+HELP = (
+    __doc__[__doc__.index("    lift SQ"):__doc__.index("After each line")].rstrip()
+    + "\n\nSeveral commands on one line, separated by ';', happen %d ms apart."
+)
 
 
 class CommandError(ValueError):
@@ -132,13 +141,34 @@ class Terminal:
             return self.off.pop()
         raise CommandError("no piece in the hand or beside the board")
 
-    def knock(self, sq):
-        p = self.pieces[sq]
-        if p == " ":
-            raise CommandError("%s is empty" % square_name(sq))
-        self.pieces[sq] = " "
-        self.off.append(p)
-        self.sim.knock(sq)
+    def knock(self, squares):
+        for sq in squares:
+            if self.pieces[sq] == " ":
+                raise CommandError("%s is empty" % square_name(sq))
+        if len(set(squares)) != len(squares):
+            raise CommandError("a square twice")
+        for sq in squares:
+            self.off.append(self.pieces[sq])
+            self.pieces[sq] = " "
+        self.sim.knock(squares)
+
+    def move(self, a, b):
+        """Lift a and put it on b; onto a piece, that piece is pushed off as this one lands (a
+        capture by swapping). Checked before anything moves, so a refused move changes nothing."""
+        if self.pieces[a] == " ":
+            raise CommandError("%s is empty" % square_name(a))
+        if a == b:
+            raise CommandError("from and to are one square (tap SQ lifts and puts back)")
+        self.lift(a)
+        piece = self.hand.pop()
+        self.sim.wait(self.gap)
+        if self.pieces[b] != " ":
+            self.off.append(self.pieces[b])  # the victim, off the board
+            self.pieces[b] = " "
+            self.sim.lift(b)
+            self.sim.wait(self.gap)
+        self.pieces[b] = piece
+        self.sim.place(b)
 
     def set_up(self, fen):
         self.pieces = placement(fen)
@@ -189,10 +219,7 @@ class Terminal:
             self.place(parse_square(args[0]), args[1] if len(args) == 2 else None)
         elif verb == "move":
             need(2, "move FROM TO")
-            a, b = parse_square(args[0]), parse_square(args[1])
-            self.lift(a)
-            self.sim.wait(self.gap)
-            self.place(b)
+            self.move(parse_square(args[0]), parse_square(args[1]))
         elif verb == "tap":
             need(1, "tap SQ")
             sq = parse_square(args[0])
@@ -200,8 +227,9 @@ class Terminal:
             self.sim.wait(self.gap)
             self.place(sq, self.hand[-1])
         elif verb == "knock":
-            need(1, "knock SQ")
-            self.knock(parse_square(args[0]))
+            if not args:
+                raise CommandError("usage: knock SQ [SQ...]")
+            self.knock([parse_square(a) for a in args])
         elif verb == "new":
             self.set_up(STARTING_FEN)
             self.sim.lay_out([p != " " for p in self.pieces])
@@ -234,7 +262,7 @@ class Terminal:
         elif verb == "pgn":
             self.say(self.sim.pgn().rstrip("\n"))
         elif verb in ("help", "?"):
-            self.say(__doc__.split("\n\n", 2)[2].split("After each line")[0].rstrip())
+            self.say(HELP % self.gap)
         elif verb in ("quit", "exit"):
             self.done = True
         else:
@@ -305,7 +333,7 @@ class Terminal:
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Play the board in a terminal: the firmware hears only lift/place of squares.",
-        epilog="Commands: lift SQ, place SQ [PIECE], move SQ SQ, tap SQ, knock SQ, new, fen FEN, "
+        epilog="Commands: lift SQ, place SQ [PIECE], move SQ SQ, tap SQ, knock SQ..., new, fen FEN, "
         "mode strict|casual, wait MS, show, leds, pgn, help, quit. Several on one line: separate with ';'.",
     )
     parser.add_argument("--fen", help="start from this position (its pieces are set up)")

@@ -17,12 +17,12 @@ import json
 
 import config
 from app import App
-from core import signals
+from core import messages, signals
 from core.game import Game
-from core.position import move_promotion, square_name
-from core.referee import OVER, PLAY, SETUP, event_text
+from core.position import Position, move_promotion, move_uci, square_name
+from core.referee import CASUAL, OVER, PLAY, SETUP, event_text
 from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, VirtualReedMatrix
-from hardware.leds import CHARS, COLOURS
+from hardware.leds import CHARS, COLOURS, MONO_BLINK, RGB_BLINK, RGB_PULSE
 from hardware.matrix import MatrixScanner
 from hardware.max7219 import Max7219Leds
 from hardware.ws2812 import Ws2812Leds
@@ -36,6 +36,35 @@ PLACE_BOUNCE_MS = 2
 LOG_LIMIT = 200
 
 _HEX = "0123456789abcdef"
+# How each signal looks on the MAX7219 (monochrome) board, for the page's legend: the "mono look"
+# column of the signal table in hardware/leds.py (MicroPython keeps no docstrings, so the words are
+# here; host_tests/test_sim_terminal.py checks they match that table).
+MONO_LOOKS = (
+    "dark",
+    "blip: one 128 ms flash every 2 s",
+    "double blip every second",
+    "steady",
+    "blink 2 Hz",
+    "wink: on, dark for 128 ms every 2 s",
+    "slow blink 0.5 Hz (1 s on, 1 s off)",
+    "one long flash (384 ms) every 2 s",
+    "two flashes every 2 s",
+    "three flashes every 2 s",
+    "four flashes every 2 s",
+    "heartbeat: two 256 ms beats every 2 s",
+    "blink 1 Hz (game over)",
+    "slow blink 0.5 Hz (game over)",
+    "fast blink 4 Hz (game over)",
+    "steady (game over)",
+    "blink 2 Hz (game over)",
+    "mostly on: 1.5 s on, 0.5 s off",
+    "mostly off: 0.5 s on, 1.5 s off",
+    "blink 1 Hz",
+    "fast blink 4 Hz",
+    "alarm: 1 s on, then 1 s of 4 Hz flicker",
+)
+# What a person reads of a game's mode in its PGN Event tag.
+_EVENTS = {"strict": "Strict game (touch-move)", "casual": "Casual game"}
 _PHASES = {PLAY: "play", SETUP: "setup", OVER: "over"}
 
 
@@ -108,7 +137,11 @@ class BoardSim:
         self.vm.now_ms = self.now
         self.vm.place(sq, PLACE_BOUNCE_MS)
 
-    knock = lift  # for the firmware a knocked piece is a lift like any other
+    def knock(self, squares):
+        """Pieces knocked over together (a sleeve sweeping over them): their switches all open
+        before the next scan. One square alone is, for the switches, a lift like any other."""
+        for sq in squares:
+            self.lift(sq)
 
     def lay_out(self, occupied):
         """Put pieces on every square of `occupied` (64 values or a 64-character '0'/'1' string)
@@ -174,6 +207,7 @@ class BoardSim:
         self.app.referee.load_game(game, self.now)
         self.app.redraw()
         self.lay_out(self._occupancy(game))
+        self._log("position " + game.fen())
         return ""
 
     def set_mode(self, mode):
@@ -186,9 +220,24 @@ class BoardSim:
         self._log("mode " + mode)
         return ""
 
-    def pgn(self):
+    def pgn(self, date=None):
+        """The game's PGN; date "YYYY.MM.DD" (the page passes the browser's: MicroPython's
+        WebAssembly build has no calendar), else today's where the runtime has a clock."""
+        ref = self.app.referee
+        if date is None:
+            date = _today()
+        return ref.game.pgn({"Event": _EVENTS[ref.mode], "Site": "Board simulator", "Date": date})
+
+    def position_at(self, ply):
+        """The piece placement (FEN's first field) after `ply` moves of the game (0: its start),
+        for looking back at the game and for a takeback; "" when there is no such ply."""
         g = self.app.referee.game
-        return g.pgn({"Site": "Board simulator"})
+        if ply < 0 or ply > len(g.moves):
+            return ""
+        p = Position(g.start_fen)
+        for i in range(ply):
+            p.make(g.moves[i])
+        return p.fen().split()[0]
 
     # ------------------------------------------------------------------ what a viewer sees
 
@@ -201,7 +250,11 @@ class BoardSim:
         self._log("console: " + text)
 
     def _event(self, ev):
-        self._log(event_text(ev))
+        line = event_text(ev)
+        self._log(line)
+        plain = messages.explain(line, self.app.referee.game.position)
+        if plain:
+            self._log("msg " + plain)  # the plain words, as the USB link's `msg TEXT` lines
 
     def _log(self, line):
         self.log.append(line)
@@ -259,7 +312,8 @@ class BoardSim:
             if g.check:
                 status += ", check"
         if error:
-            status += "; error: " + " ".join(error)
+            plain = messages.explain("error " + " ".join(error), pos)
+            status += "; " + (plain or "error: " + " ".join(error))
         if g.claims and not g.is_over():
             status += "; draw claimable: " + ", ".join(g.claims)
         start = g.start_fen.split()
@@ -278,6 +332,9 @@ class BoardSim:
             "claims": list(g.claims),
             "error": error,
             "promotion": promo,
+            # A move the board shows and will commit once it has been still for the commit delay.
+            "pending": move_uci(ref.pending) if ref.pending and ref.pending_kind in ("move", "castle") else None,
+            "takeback": ref.mode == CASUAL and len(g.moves) > 0,
             "status": status,
         }
 
@@ -311,13 +368,28 @@ class BoardSim:
         return self.changes()
 
 
+def _today():
+    try:
+        import time
+
+        t = time.localtime()
+        if t[0] >= 2000:
+            return "%04d.%02d.%02d" % (t[0], t[1], t[2])
+    except (ImportError, AttributeError, OSError):
+        pass
+    return "????.??.??"
+
+
 def signal_table_json():
-    """The LED signals as JSON: [{"char", "name", "rgb"}] in code order (hardware/leds.py)."""
+    """The LED signals as JSON, in code order (hardware/leds.py): [{"char", "name", "rgb" (full-scale
+    colour), "rgb_blink" and "mono" (16-slot patterns of 128 ms), "pulse" (0/1), "look" (the
+    MAX7219 pattern in words)}]."""
     out = []
     for code in range(signals.COUNT):
         c = 3 * code
         rgb = "".join(_HEX[v >> 4] + _HEX[v & 15] for v in COLOURS[c:c + 3])
-        out.append({"char": CHARS[code], "name": signals.NAMES[code], "rgb": rgb})
+        out.append({"char": CHARS[code], "name": signals.NAMES[code], "rgb": rgb, "rgb_blink": RGB_BLINK[code],
+                    "pulse": RGB_PULSE[code], "mono": MONO_BLINK[code], "look": MONO_LOOKS[code]})
     return json.dumps(out)
 
 
