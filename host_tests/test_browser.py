@@ -2,14 +2,20 @@
 #
 # tools/sim_server.py serves sim/ and MicroPython's WebAssembly build; Playwright (PyPI, pinned in
 # requirements-dev.txt) drives Debian's chromium (/usr/bin/chromium; no browser is downloaded).
-# The game covers a quiet move with the lifted piece's LEDs, castling king first with a slide, an
-# illegal move flagged and retracted (touch-move then binds the piece), a capture victim first, a
-# capture by swapping, a knocked piece put back, check, mate, the monochrome view, the PGN download,
-# a position from a FEN and a promotion changed to a knight by taps.
+# The game is played twice, with a mouse on a desktop-sized page and with a finger on a 390 x 844
+# touch screen: a quiet move with the lifted piece's LEDs and its "pending" mark, moves by click
+# then click (the piece held in the air), pieces knocked over together (no touch-move, the plain
+# words guide them back), castling king first with a slide, an illegal move flagged and retracted
+# (touch-move then binds the piece), a capture victim first, a capture by swapping, check, mate,
+# the board flipped, the move list clicked to look back, the monochrome view with its legend, the
+# PGN download (real date, the mode in Event), a position from a FEN (logged), a promotion changed
+# to a knight by taps with its hint, casual mode's takeback button, the layout (status beside or
+# under the board, labelled trays, the phone's intro without Shift) and the log cleared by a new game.
 #
 # `make test-browser` runs this file (make test-cpython leaves it out). Without a browser it skips
 # with a message - except where CI=true, where a missing browser or driver is a failure.
 import os
+import re
 import shutil
 import threading
 
@@ -30,13 +36,19 @@ CHROMIUM_ARGS = [
 ]
 MP_MODULE = os.path.join(ROOT, "node_modules", "@micropython", "micropython-webassembly-pyscript", "micropython.mjs")
 
-WHITE_LED = "ffffff"
-GREEN = "00ff00"
-RED = "ff0000"
-CYAN = "00ffff"
-BLUE = "0000ff"
-MAGENTA = "ff00ff"
-DIM_BLUE = "000030"  # last move: (0, 0, 48)
+# Full-scale colours of hardware/leds.py (the simulator's strip runs at brightness 255).
+WHITE_LED = "ffffff"  # place-here
+GREEN = "00ff00"  # quiet
+RED = "ff0000"  # capture
+CYAN = "00ffff"  # lifted, touched
+BLUE = "0000ff"  # promote-rook
+MAGENTA = "ff00ff"  # illegal, promote-queen
+ORANGE = "ff5000"  # promote-bishop, remove
+VIOLET = "8000ff"  # mated-king
+GOLD = "ffa000"  # mating-piece
+WARM_DIM = "302818"  # last-move: (48, 40, 24)
+DESKTOP = {"viewport": {"width": 1200, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
 
 
 def unavailable(reason):
@@ -85,46 +97,101 @@ def browser():
 
 
 class Board:
-    """The page, driven as a person would: mouse over squares, buttons."""
+    """The page, played as a person would: with a mouse on a desktop, with a finger on a phone."""
 
-    def __init__(self, page):
+    def __init__(self, page, touch):
         self.page = page
-        self.box = page.locator("#board").bounding_box()
+        self.touch = touch
+        self.cdp = page.context.new_cdp_session(page) if touch else None
+        self.at = (0, 0)
 
     def xy(self, name):
-        size = self.box["width"] / 8
-        f = "abcdefgh".index(name[0])
-        r = int(name[1]) - 1
-        return self.box["x"] + (f + 0.5) * size, self.box["y"] + (7.5 - r) * size
+        # Asked each time: the page may have scrolled (a button clicked below the board) or flipped.
+        return tuple(self.page.evaluate(
+            "(n) => { const r = document.querySelector('.sq[data-name=\"' + n + '\"]').getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; }", name))
 
-    def off_board(self):
-        return self.box["x"] - 30, self.box["y"] + self.box["height"] / 2
+    def tray_xy(self, colour="w"):
+        box = self.page.locator("#tray-%s .tray-label" % colour).bounding_box()
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    # The hand: a mouse, or a finger through Chromium's touch input (pointer events of type touch).
+    def _touch(self, kind, x=0, y=0):
+        points = [] if kind == "touchEnd" else [{"x": x, "y": y}]
+        self.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    def down_at(self, x, y):
+        if self.touch:
+            self._touch("touchStart", x, y)
+        else:
+            self.page.mouse.move(x, y)
+            self.page.mouse.down()
+        self.at = (x, y)
+
+    def move_to(self, x, y, steps=4):
+        if self.touch:
+            x0, y0 = self.at
+            for i in range(1, steps + 1):
+                self._touch("touchMove", x0 + (x - x0) * i / steps, y0 + (y - y0) * i / steps)
+        else:
+            self.page.mouse.move(x, y, steps=steps)
+        self.at = (x, y)
+
+    def up(self):
+        if self.touch:
+            self._touch("touchEnd")
+        else:
+            self.page.mouse.up()
+
+    def in_view(self):
+        # A button clicked below the board scrolls the phone's page: bring the board back, as a
+        # person would before touching it.
+        self.page.evaluate("document.getElementById('board-frame').scrollIntoView({block: 'nearest'})")
 
     def lift(self, name):
-        self.page.mouse.move(*self.xy(name))
-        self.page.mouse.down()
+        self.in_view()
+        self.down_at(*self.xy(name))
 
     def hover(self, name):
-        self.page.mouse.move(*self.xy(name), steps=6)
+        self.move_to(*self.xy(name), steps=6)
 
     def drop(self, name=None):
-        if name is None:
-            self.page.mouse.move(*self.off_board(), steps=4)
-        else:
-            self.page.mouse.move(*self.xy(name), steps=4)
-        self.page.mouse.up()
+        self.move_to(*(self.tray_xy() if name is None else self.xy(name)))
+        self.up()
 
     def drag(self, a, b=None, slide=False):
+        if slide and self.touch:
+            self.page.check("#slide")  # no Shift key on a phone
         self.lift(a)
-        if slide:
+        if slide and not self.touch:
             # Shift held from the lift to the drop: the piece stays on the board all the way.
             self.page.keyboard.down("Shift")
         self.drop(b)
         if slide:
-            self.page.keyboard.up("Shift")
+            if self.touch:
+                self.page.uncheck("#slide")
+            else:
+                self.page.keyboard.up("Shift")
+
+    def drag_from_tray(self, colour, name):
+        self.page.evaluate("document.getElementById('tray-%s').scrollIntoView({block: 'nearest'})" % colour)
+        box = self.page.locator("#tray-%s .tray-piece" % colour).first.bounding_box()
+        self.down_at(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        self.drop(name)
 
     def tap(self, name):
-        self.page.mouse.click(*self.xy(name))
+        self.in_view()
+        x, y = self.xy(name)
+        if self.touch:
+            self.page.touchscreen.tap(x, y)
+        else:
+            self.page.mouse.click(x, y)
+
+    def click_move(self, a, b):
+        """Click (tap) the piece: it is held in the air; click the square: it is put down there."""
+        self.tap(a)
+        self.wait("window.simHeld() === 'air'")
+        self.tap(b)
 
     def wait(self, condition, timeout=5000):
         self.page.wait_for_function(condition, timeout=timeout)
@@ -152,33 +219,71 @@ class Board:
         f = "abcdefgh".index(name[0])
         return self.page.evaluate("window.simPieces")[f + 8 * (int(name[1]) - 1)]
 
+    def shown(self, name):
+        """The piece drawn on a square (while looking back, not the board's)."""
+        return self.page.get_attribute('.sq[data-name="%s"]' % name, "data-piece")
 
-def move(board, a, b, n):
-    board.drag(a, b)
+
+def move(board, a, b, n, click=False):
+    if click:
+        board.click_move(a, b)
+    else:
+        board.drag(a, b)
     board.wait_moves(n)
 
 
-def test_a_game_in_the_browser(server, browser):
-    page = browser.new_page(viewport={"width": 1200, "height": 900}, accept_downloads=True)
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_a_game_in_the_browser(server, browser, device):
+    touch = device == "phone"
+    page = browser.new_page(accept_downloads=True, **(PHONE if touch else DESKTOP))
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     try:
         page.goto(server)
         page.wait_for_function("window.simReady === true", timeout=30000)
-        board = Board(page)
-        play_the_game(board, page)
+        board = Board(page, touch)
+        the_layout(board, page, touch)
+        play_the_game(board, page, touch)
+        looking_back_and_flipping(board, page)
+        after_the_game(board, page)
+        a_promotion_tapped_round(board, page)
+        casual_takebacks_and_a_new_game(board, page)
         assert errors == []
     except Exception:
         os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
-        page.screenshot(path=os.path.join(ROOT, "build", "test-browser-failure.png"))
+        page.screenshot(path=os.path.join(ROOT, "build", "test-browser-failure-%s.png" % device))
         print("page errors:", errors)
         raise
     finally:
         page.close()
 
 
-def play_the_game(board, page):
+def the_layout(board, page, touch):
+    width = page.viewport_size["width"]
+    height = page.viewport_size["height"]
+    b = page.locator("#board").bounding_box()
+    status = page.locator("#status").bounding_box()
+    assert 0 <= b["x"] and b["x"] + b["width"] <= width
+    # The status is under the board, on screen with it without scrolling; on a desktop the side
+    # panel (moves, LEDs, events) is beside the board, on a phone below it.
+    assert status["y"] >= b["y"] + b["height"] and status["y"] + status["height"] <= height
+    side = page.locator("#side").bounding_box()
+    if touch:
+        assert side["y"] > b["y"] + b["height"]
+    else:
+        assert side["x"] >= b["x"] + b["width"]
+    assert "White's pieces off the board" in page.inner_text("#tray-w")
+    assert "Black's pieces off the board" in page.inner_text("#tray-b")
+    intro = page.inner_text(".intro")
+    if touch:
+        assert "Shift" not in intro and "Tap a piece, then the square" in intro
+    else:
+        assert "Shift" in intro and "Click a piece, then the square" in intro
+    assert page.is_disabled("#takeback")  # strict mode: no takebacks
+
+
+def play_the_game(board, page, touch):
     assert page.evaluate("window.simPieces") == "RNBQKBNR" + "P" * 8 + "." * 32 + "p" * 8 + "rnbqkbnr"
     assert board.state()["status"] == "White to move" and board.state()["mode"] == "strict"
     # A lifted pawn: its square cyan, its two destinations green, and nothing committed yet.
@@ -187,12 +292,43 @@ def play_the_game(board, page):
     board.wait_signal("e4", "quiet")
     assert (board.rgb("e2"), board.rgb("e3"), board.rgb("e4"), board.rgb("e5")) == (CYAN, GREEN, GREEN, "000000")
     assert board.state()["san"] == []
+    held = page.locator("#held").bounding_box()
+    if touch:
+        # The piece in the hand is drawn above the finger, not under it.
+        assert held["y"] + held["height"] <= board.at[1]
+    else:
+        assert held["y"] < board.at[1] < held["y"] + held["height"]
     board.drop("e4")
     board.wait_moves(1)
-    assert (board.rgb("e2"), board.rgb("e4")) == (DIM_BLUE, DIM_BLUE)
+    assert page.evaluate("window.simPendingSeen()") == "e2e4"  # shown while it waited for its commit
+    assert (board.rgb("e2"), board.rgb("e4")) == (WARM_DIM, WARM_DIM)
     assert board.piece("e4") == "P" and board.piece("e2") == "."
-    for i, (a, b) in enumerate((("e7", "e5"), ("g1", "f3"), ("d7", "d6"), ("f1", "c4"), ("c8", "g4"))):
-        move(board, a, b, i + 2)
+
+    # Click, then click: the pawn stays in the air (lifted, its moves lit) until the second click.
+    board.tap("e7")
+    board.wait("window.simHeld() === 'air'")
+    board.wait_signal("e5", "quiet")
+    assert board.signal("e7") == "lifted" and "in the air" in page.inner_text("#hint")
+    board.tap("e5")
+    board.wait_moves(2)
+
+    # A sleeve knocks c2 over and b2 and d2 with it, within a few ms: an accident, never a touch.
+    # The LEDs and the plain words guide the pawns back; then white plays Nf3, not bound to c2.
+    page.click("#knock")
+    board.tap("c2")
+    board.wait("window.simState.game.error !== null && window.simState.game.error[0] === 'mismatch'")
+    board.wait_rgb("b2", WHITE_LED)  # place-here
+    assert board.signal("d2") == "place-here"
+    assert page.locator("#tray-w .tray-piece").count() == 3
+    assert "put the pawns back on b2, c2 and d2" in page.inner_text("#log")
+    assert "put the pawns back on b2, c2 and d2" in page.inner_text("#status")
+    for name in ("b2", "c2", "d2"):
+        board.drag_from_tray("w", name)
+    board.wait("window.simState.game.error === null")
+    move(board, "g1", "f3", 3, click=True)
+    for i, (a, b) in enumerate((("d7", "d6"), ("f1", "c4"), ("c8", "g4"))):
+        move(board, a, b, i + 4, click=i == 1)
+    assert "touch-move" not in page.inner_text("#log")
 
     # Castling king first, the king slid along the board over f1: then the LEDs ask for the rook.
     board.drag("e1", "g1", slide=True)
@@ -201,14 +337,15 @@ def play_the_game(board, page):
     assert (board.rgb("h1"), board.rgb("f1")) == (CYAN, GREEN)
     move(board, "h1", "f1", 7)
     assert board.state()["san"][-1] == "O-O"
-    move(board, "b8", "c6", 8)
+    move(board, "b8", "c6", 8, click=True)
 
-    # An illegal move: flagged red where the knight landed, green where it must go back.
+    # An illegal move: magenta where the knight landed, white where it must go back, in words too.
     board.drag("b1", "b3")
     board.wait("window.simState.game.error !== null && window.simState.game.error[0] === 'illegal'")
-    board.wait_rgb("b3", RED)
-    board.wait_rgb("b1", GREEN)
+    board.wait_rgb("b3", MAGENTA)
+    board.wait_rgb("b1", WHITE_LED)
     assert board.signal("b3") == "illegal" and board.signal("b1") == "place-here"
+    assert "the knight on b1 cannot go to b3" in page.inner_text("#log")
     # Retracted: strict mode's touch-move now binds the knight (FIDE 4.3), its square blinks cyan.
     board.drag("b3", "b1")
     board.wait("window.simState.game.error === null")
@@ -224,62 +361,84 @@ def play_the_game(board, page):
     move(board, "f3", "e5", 11)
     assert page.locator("#tray-b .tray-piece").count() == 1
 
-    # A white piece knocked off the board while black is to move: nothing can happen to it, so it
-    # is no error (it may be a piece being straightened, SPEC 3); after 3 s the board asks for it back.
-    page.click("#knock")
-    board.tap("a2")
-    board.wait_signal("a2", "place-here", timeout=8000)
-    assert board.state()["error"] is None
-    board.wait_rgb("a2", GREEN)
-    page.locator("#tray-w .tray-piece").first.hover()
-    page.mouse.down()
-    board.drop("a2")
-    board.wait("window.simState.game.error === null")
-    assert board.piece("a2") == "P"
-
     # Capture by swapping: the bishop dropped on the queen pushes her off.
     move(board, "g4", "d1", 12)
-    move(board, "c4", "f7", 13)
+    move(board, "c4", "f7", 13, click=True)
     board.wait_signal("e8", "check")
     e8 = board.rgb("e8")  # read once: the pulse changes it every 32 ms
     r, g, b = (int(e8[i:i + 2], 16) for i in (0, 2, 4))
-    # Orange (255, 96, 0) at one of the pulse's brightness levels k/256 (hardware/ws2812.py).
-    assert b == 0 and any((255 * k) >> 8 == r and (96 * k) >> 8 == g for k in range(1, 257)), (r, g, b)
+    # Yellow (255, 200, 0) at one of the pulse's brightness levels k/256 (hardware/ws2812.py).
+    assert b == 0 and any((255 * k) >> 8 == r and (200 * k) >> 8 == g for k in range(1, 257)), (r, g, b)
     move(board, "e8", "e7", 14)
     move(board, "c3", "d5", 15)
     board.wait("window.simState.game.result === '1-0'")
     state = board.state()
     assert state["reason"] == "checkmate"
     assert state["san"] == "e4 e5 Nf3 d6 Bc4 Bg4 O-O Nc6 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#".split()
-    board.wait_rgb("e7", RED)  # the mated king blinks red
-    board.wait_rgb("d5", GREEN)  # the mating knight blinks green
+    board.wait_rgb("e7", VIOLET)  # the mated king blinks violet
+    board.wait_rgb("d5", GOLD)  # the mating knight blinks gold
     assert board.signal("e7") == "mated-king" and board.signal("d5") == "mating-piece"
     moves_text = page.inner_text("#moves")
     assert "Nxe5" in moves_text and "Nd5#" in moves_text
     assert "1-0 checkmate" in page.inner_text("#status")
+    assert "checkmate: White wins" in page.inner_text("#log")
 
-    # The monochrome MAX7219 view shows the same signals as blink patterns.
+
+def looking_back_and_flipping(board, page):
+    # Flipped, black is at the bottom: a8 is the bottom right corner.
+    page.click("#flip")
+    b = page.locator("#board").bounding_box()
+    x, y = board.xy("a8")
+    assert x > b["x"] + b["width"] * 7 / 8 and y > b["y"] + b["height"] * 7 / 8
+    # The move list looks back: after 1...e5 the knight was on g1; the board itself is unchanged.
+    page.click('#moves button[data-ply="2"]')
+    board.wait("window.simLookBack === 2")
+    assert (board.shown("e5"), board.shown("g1"), board.shown("d5")) == ("p", "N", "")
+    assert board.piece("d5") == "N" and "after 1… e5" in page.inner_text("#hint")
+    page.click("#back-to-game")
+    board.wait("window.simLookBack === -1")
+    assert board.shown("d5") == "N"
+    page.click("#flip")
+    x, y = board.xy("a8")
+    assert x < b["x"] + b["width"] / 8 and y < b["y"] + b["height"] / 8
+
+
+def after_the_game(board, page):
+    # The monochrome MAX7219 view shows the same signals as blink patterns, and says which.
     page.check('input[name="view"][value="mono"]')
     board.wait('document.querySelector(\'.sq[data-name="d5"]\').dataset.mono === "1"')
     assert page.locator(".sq .led.on").count() >= 1
+    assert "fast blink 4 Hz (game over)" in page.inner_text('#lit li[data-signal="mated-king"]')
+    page.click("#legend summary")
+    assert page.locator("#legend-body tr").count() == 21
+    assert "mostly on: 1.5 s on, 0.5 s off" in page.inner_text('#legend-body tr[data-signal="place-here"]')
+    assert page.locator('#legend-body tr[data-signal="capture"] .slots i.on').count() == 8  # 0x3333
+    page.click("#legend summary")
     page.check('input[name="view"][value="rgb"]')
 
-    # The game as PGN.
+    # The game as PGN: today's date, and the mode in the Event tag.
     with page.expect_download() as info:
         page.click("#pgn")
     pgn = open(info.value.path()).read()
     assert '[Result "1-0"]' in pgn and "Nxe5" in pgn and "Nd5# 1-0" in pgn
+    assert '[Event "Strict game (touch-move)"]' in pgn and re.search(r'\[Date "20\d\d\.\d\d\.\d\d"\]', pgn)
 
-    # A position from a FEN, then a promotion changed to a knight by three taps: mate.
+
+def a_promotion_tapped_round(board, page):
+    # A position from a FEN (the log says so), then a promotion changed to a knight by taps: mate.
     page.fill("#fenin", "6nb/5Ppk/7p/8/8/8/8/K7 w - - 0 1")
     page.click("#fenform button")
     board.wait("window.simState.game.phase === 'play' && window.simState.game.fen.startsWith('6nb/5Ppk')")
+    assert "position 6nb/5Ppk/7p/8/8/8/8/K7 w - - 0 1" in page.inner_text("#log")
     assert board.piece("f7") == "P" and board.piece("a1") == "K"
     move(board, "f7", "f8", 1)
     assert board.state()["san"] == ["f8=Q"]
-    board.wait_rgb("f8", WHITE_LED)  # promote-queen
+    board.wait_rgb("f8", MAGENTA)  # promote-queen: seen on a white queen
     assert board.piece("f8") == "Q"
-    for letter, rgb in (("r", BLUE), ("b", MAGENTA)):
+    # The hint says what a tap gives; the square shows the next piece.
+    assert "make it a rook" in page.inner_text("#hint")
+    assert page.inner_text('.sq[data-name="f8"] .promo-hint') == "tap: \u265c"
+    for letter, rgb in (("r", BLUE), ("b", ORANGE)):
         board.tap("f8")
         board.wait("window.simState.game.promotion && window.simState.game.promotion[1] === '%s'" % letter)
         board.wait_rgb("f8", rgb)
@@ -287,15 +446,35 @@ def play_the_game(board, page):
     board.tap("f8")
     board.wait("window.simState.game.result === '1-0'")
     assert board.state()["san"] == ["f8=N#"]
-    assert board.piece("f8") == "N"
+    assert board.piece("f8") == "N" and page.locator(".promo-hint").count() == 0
     board.wait_signal("h7", "mated-king")
 
+
+def casual_takebacks_and_a_new_game(board, page):
     # The mode switch reaches the firmware.
     page.select_option("#mode", "casual")
     board.wait("window.simState.game.mode === 'casual'")
 
-    # Setting up the start position by hand starts a new game (SPEC 3), as on the board.
+    # Setting up the start position by hand starts a new game (SPEC 3), as on the board; the old
+    # game's events leave the log.
     page.click("#newgame")
     board.wait("window.simState.game.san.length === 0 && window.simState.game.fen.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w')")
-    assert "new" in page.inner_text("#log").split()
+    board.wait("document.getElementById('log').innerText.includes('new')")
+    log = page.inner_text("#log")
+    assert "f7f8" not in log and "position 6nb" not in log and "checkmate" not in log and "new" in log
     assert board.piece("e1") == "K" and page.locator(".tray-piece").count() == 0
+
+    # Casual mode's takeback button sets the previous position up, as the gesture does: a capture
+    # taken back puts the victim back from the tray.
+    move(board, "e2", "e4", 1, click=True)
+    move(board, "d7", "d5", 2)
+    move(board, "e4", "d5", 3, click=True)
+    assert page.locator("#tray-b .tray-piece").count() == 1
+    board.wait("!document.getElementById('takeback').disabled")
+    page.click("#takeback")
+    board.wait("window.simIdle() && window.simState.game.san.length === 2")
+    assert "undo e4d5" in page.inner_text("#log")
+    assert (board.piece("e4"), board.piece("d5")) == ("P", "p") and page.locator(".tray-piece").count() == 0
+    page.click("#takeback")
+    board.wait("window.simIdle() && window.simState.game.san.length === 1")
+    assert board.piece("d7") == "p" and board.state()["san"] == ["e4"]

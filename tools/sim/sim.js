@@ -3,16 +3,24 @@
 // The firmware runs unmodified: sim/board_sim.py builds its App on hardware/fake.py's reed matrix
 // and LED strips, and this page calls it once per batch of 5 ms scans. The page keeps its own map
 // of which piece stands where, only to draw them: what it tells the firmware is `lift SQUARE` and
-// `place SQUARE`, the reed switches' view. Drag and drop produce those transitions:
-//   pointer down on a piece  -> lift its square;
-//   pointer up on a square   -> place (on an occupied square: the piece there is pushed off first,
-//                               a capture by swapping; outside the board: the piece leaves it);
+// `place SQUARE`, the reed switches' view. The hand makes those transitions:
+//   pointer down on a piece  -> lift its square (the LEDs react at once, as on the board);
+//   a click (no drag)        -> the piece stays in the air, as in a hand, until the next click:
+//                               on a square it is put down there, on the tray it leaves the board,
+//                               anywhere else (or Escape) it goes back where it came from;
+//   a drag, then release     -> put down where released (on an occupied square: the piece there is
+//                               pushed off first, a capture by swapping; outside the board: the
+//                               piece leaves it);
 //   dragging with Shift held -> the piece slides on the board, closing each empty square it crosses.
+// A click on a just-promoted piece is a tap (lift and put back: the next promotion piece).
 // Transitions go out at least GAP ms apart in simulated time, so even a machine-fast click is a
-// lift and a place that the debouncer sees, as a hand's would be.
+// lift and a place that the debouncer sees, as a hand's would be; pieces knocked over fall
+// KNOCK_GAP ms apart, as pieces a sleeve sweeps over do.
 import { loadMicroPython } from "/mp/micropython.mjs";
 
 const GAP = 30; // ms between two transitions: over the 10 ms debounce plus a scan either side
+const KNOCK_GAP = 2; // ms between pieces falling together: well inside the referee's knock_ms
+const DRAG_PX = 6; // a press that moves further than this is a drag, not a click
 const MAX_CATCHUP = 250; // ms of simulated time per tick at most (a hidden tab does not replay minutes)
 const TICK = 5; // ms between ticks: the firmware's scan period
 const FILES = "abcdefgh";
@@ -27,7 +35,7 @@ let mp = null;
 let signalTable = null; // [{char, name, rgb}] from hardware/leds.py
 let pieces = new Array(64).fill(""); // "P" white pawn ... "k" black king, "" empty
 let trays = { w: [], b: [] }; // pieces off the board
-let held = null; // {piece, from, slideSq} while the pointer holds a piece
+let held = null; // {piece, from, slideSq, how: "press"|"drag"|"air", x0, y0, tap, touch} while a piece is in the hand
 let queue = []; // [t_ms, occupied 0/1, square] transitions waiting for their time
 let lastQueued = -1e9;
 let clock = 0; // simulated ms the page has reached
@@ -37,6 +45,9 @@ let view = "rgb";
 let knockArmed = false;
 let st = null; // the last state the firmware reported
 let logShown = 0;
+let flipped = false; // black at the bottom
+let lookBack = -1; // the ply shown while looking back at the game, or -1 for the board itself
+let pendingSeen = null; // the last pending move drawn (for tests: it lasts only the commit delay)
 
 // ------------------------------------------------------------------ MicroPython
 
@@ -108,6 +119,7 @@ async function boot() {
     "_o",
   );
   signalTable = JSON.parse(table);
+  buildLegend();
   setPiecesFromFen(START_FEN);
   drawPieces();
   const first = pyGet("_o = sim.state_json()", "_o");
@@ -124,8 +136,8 @@ async function boot() {
 
 // ------------------------------------------------------------------ time
 
-function enqueue(occupied, sq) {
-  const t = Math.ceil(Math.max(clock, lastQueued + GAP));
+function enqueue(occupied, sq, gap = GAP) {
+  const t = Math.ceil(Math.max(clock, lastQueued + gap));
   lastQueued = t;
   queue.push([t, occupied, sq]);
 }
@@ -183,22 +195,40 @@ function occupancyString() {
 // ------------------------------------------------------------------ drawing
 
 const squares = [];
+const PROMOTION_NAMES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
+const NEXT_PROMOTION = { q: "r", r: "b", b: "n", n: "q" };
+// How an RGB blink pattern reads (hardware/leds.py's RGB blink column).
+const RGB_BLINK_WORDS = { 0: "off", 65535: "steady", 255: "slow 0.5 Hz", 3855: "blink 1 Hz", 13107: "blink 2 Hz", 21845: "fast 4 Hz" };
 
 function buildBoard() {
   const board = $("board");
-  for (let row = 0; row < 8; row++) {
-    for (let f = 0; f < 8; f++) {
-      const sq = 8 * (7 - row) + f;
-      const el = document.createElement("div");
-      el.className = "sq " + (((sq >> 3) + f) % 2 ? "light" : "dark");
-      el.dataset.sq = sq;
-      el.dataset.name = sqName(sq);
-      el.innerHTML = '<div class="led"></div><div class="piece"></div>';
-      if (f === 0) el.insertAdjacentHTML("beforeend", `<span class="rank-label">${(sq >> 3) + 1}</span>`);
-      board.appendChild(el);
-      squares[sq] = el;
-    }
+  for (let sq = 0; sq < 64; sq++) {
+    const el = document.createElement("div");
+    el.className = "sq " + (((sq >> 3) + (sq & 7)) % 2 ? "light" : "dark");
+    el.dataset.sq = sq;
+    el.dataset.name = sqName(sq);
+    el.innerHTML =
+      '<div class="led"></div><div class="piece"></div>' +
+      `<span class="rank-label">${(sq >> 3) + 1}</span><span class="file-label">${FILES[sq & 7]}</span>`;
+    board.appendChild(el);
+    squares[sq] = el;
   }
+  placeSquares();
+}
+
+// Where each square sits on the screen: white at the bottom, or black when the board is flipped.
+function placeSquares() {
+  for (let sq = 0; sq < 64; sq++) {
+    const el = squares[sq];
+    const row = flipped ? sq >> 3 : 7 - (sq >> 3);
+    const col = flipped ? 7 - (sq & 7) : sq & 7;
+    el.style.gridRow = String(row + 1);
+    el.style.gridColumn = String(col + 1);
+    el.classList.toggle("left-edge", col === 0);
+    el.classList.toggle("bottom-edge", row === 7);
+  }
+  document.body.classList.toggle("flipped", flipped);
+  $("flip").setAttribute("aria-pressed", String(flipped));
 }
 
 function pieceHtml(piece) {
@@ -206,38 +236,46 @@ function pieceHtml(piece) {
 }
 
 function drawPieces() {
+  const shown = lookBack >= 0 ? lookBackPieces : pieces;
   for (let sq = 0; sq < 64; sq++) {
     const el = squares[sq];
-    const p = pieces[sq];
+    const p = shown[sq];
     if (el.dataset.piece !== p) {
       el.dataset.piece = p;
       el.querySelector(".piece").innerHTML = p ? pieceHtml(p) : "";
     }
+    el.classList.toggle("origin", held !== null && held.from === sq);
   }
   for (const colour of ["w", "b"]) {
-    const tray = $("tray-" + colour);
-    tray.innerHTML = trays[colour]
+    $("tray-" + colour + "-pieces").innerHTML = trays[colour]
       .map((p, i) => `<span class="tray-piece" data-piece="${p}" data-index="${i}">${pieceHtml(p)}</span>`)
       .join("");
   }
   window.simPieces = pieces.map((p) => p || ".").join("");
 }
 
-// An LED's light is linear in its PWM value and a screen's numbers are not (sRGB): a dim LED
-// (last move, 48 of 255) looks brighter to the eye than the same number on a screen.
+// An LED's light adds to the board's: a dim LED (the last move, 48 of 255) is its hue, faint, not
+// a grey. The screen shows the hue at full strength with an opacity for the brightness; the eye's
+// response (about a 2.2 power, as sRGB) makes a 48/255 LED look about half as bright as a full one.
+function ledLook(rgb) {
+  const v = [0, 2, 4].map((i) => parseInt(rgb.substr(i, 2), 16));
+  const m = Math.max(...v);
+  if (!m) return null;
+  const colour = "#" + v.map((x) => Math.round((255 * x) / m).toString(16).padStart(2, "0")).join("");
+  return { colour, alpha: Math.pow(m / 255, 1 / 2.2) };
+}
+
 function screenColour(rgb) {
-  let out = "#";
-  for (let i = 0; i < 6; i += 2) {
-    const v = Math.round(255 * Math.pow(parseInt(rgb.substr(i, 2), 16) / 255, 1 / 2.2));
-    out += v.toString(16).padStart(2, "0");
-  }
-  return out;
+  const look = ledLook(rgb);
+  return look ? look.colour : "transparent";
 }
 
 function drawLeds() {
   if (!st) return;
   const names = {};
   for (const s of signalTable) names[s.char] = s.name;
+  const pending = st.game.pending;
+  const pendingSquares = pending ? [pending.substr(0, 2), pending.substr(2, 2)] : [];
   for (let sq = 0; sq < 64; sq++) {
     const el = squares[sq];
     const rgb = st.pixels.substr(6 * sq, 6);
@@ -245,45 +283,138 @@ function drawLeds() {
     el.dataset.rgb = rgb;
     el.dataset.mono = st.mono[sq];
     el.dataset.signal = names[st.frame[sq]] || "off";
+    el.classList.toggle("pending", pendingSquares.includes(sqName(sq)));
     const led = el.querySelector(".led");
-    if (view === "rgb") {
-      if (rgb === "000000") {
+    if (lookBack >= 0) {
+      led.style.background = "";
+      led.style.opacity = "";
+      led.classList.remove("on");
+    } else if (view === "rgb") {
+      const look = ledLook(rgb);
+      if (!look) {
         led.style.background = "";
         led.classList.remove("on");
       } else {
-        const c = screenColour(rgb);
+        const c = look.colour;
         led.style.background = `radial-gradient(circle, ${c} 0%, ${c}cc 30%, ${c}55 55%, transparent 72%)`;
+        led.style.opacity = (0.95 * look.alpha).toFixed(2);
         led.classList.add("on");
       }
     } else {
       led.style.background = lit ? "radial-gradient(circle, #ff5040 0%, #ff2a1acc 28%, #ff2a1a44 52%, transparent 70%)" : "";
+      led.style.opacity = "";
       led.classList.toggle("on", lit);
     }
   }
+  if (pending) pendingSeen = pending;
+}
+
+function sanWithNumbers(g) {
+  // [{ply, number, text}] for the move list: ply = moves made after this one.
+  const out = [];
+  for (let i = 0; i < g.san.length; i++) {
+    const ply = i + 1;
+    const black = (i + (g.start_black ? 1 : 0)) % 2 === 1;
+    const number = g.start_move + Math.floor((i + (g.start_black ? 1 : 0)) / 2);
+    out.push({ ply, number, black, text: g.san[i] });
+  }
+  return out;
 }
 
 function drawGame() {
   const g = st.game;
-  $("status").textContent = g.status;
-  $("status").className = g.error ? "error" : g.result !== "*" ? "over" : "";
+  drawStatus();
   $("fen").textContent = g.fen;
   if ($("mode").value !== g.mode) $("mode").value = g.mode;
-  const moves = $("moves");
-  const items = [];
-  const start = g.start_black ? 1 : 0;
-  const san = (start ? ["…"] : []).concat(g.san);
-  for (let i = 0; i < san.length; i += 2) {
-    const n = g.start_move + i / 2;
-    const w = san[i];
-    const b = san[i + 1] || "";
-    items.push(`<li value="${n}"><span class="w">${w}</span> <span class="b">${b}</span></li>`);
+  $("takeback").disabled = !g.takeback || held !== null;
+  $("takeback").title = g.mode === "casual" ? "Set the previous position up on the board, as a player would" : "Takebacks are for casual mode";
+  // The move list: one line per move number, each half-move a button to look back at it.
+  const rows = [];
+  let row = null;
+  for (const m of sanWithNumbers(g)) {
+    if (!m.black || row === null) {
+      row = { number: m.number, w: null, b: null };
+      rows.push(row);
+    }
+    row[m.black ? "b" : "w"] = m;
   }
-  const html = items.join("");
+  const cell = (m, cls) =>
+    m ? `<button type="button" class="mv ${cls}${m.ply === lookBack ? " shown" : ""}" data-ply="${m.ply}">${m.text}</button>` : `<span class="${cls}">…</span>`;
+  const html = rows.map((r) => `<li value="${r.number}">${cell(r.w, "w")} ${r.b ? cell(r.b, "b") : ""}</li>`).join("");
+  const moves = $("moves");
   if (moves.innerHTML !== html) {
     moves.innerHTML = html;
     moves.scrollTop = moves.scrollHeight;
   }
-  // What is lit, grouped by meaning.
+  drawLit();
+}
+
+function drawStatus() {
+  const g = st.game;
+  const status = $("status");
+  status.textContent = g.status;
+  status.className = g.error ? "error" : g.result !== "*" ? "over" : "";
+  // What the hand can do next, in words under the board.
+  let hint = "";
+  let cls = "";
+  if (lookBack >= 0) {
+    hint = `Looking back at the position after ${describePly(lookBack)}. The board itself is unchanged.`;
+    cls = "lookback";
+  } else if (held && held.how === "air") {
+    hint = "The piece is in the air: click a square to put it down (Escape puts it back).";
+  } else if (g.pending) {
+    hint = `${g.pending.substr(0, 2)}-${g.pending.substr(2, 2)} pending: the board commits it once it has been still for a moment.`;
+    cls = "pending";
+  } else if (g.promotion && g.result === "*") {
+    const now = g.promotion[1];
+    const next = NEXT_PROMOTION[now];
+    const other = g.turn === "w" ? "White" : "Black";
+    hint = `Promoted to a ${PROMOTION_NAMES[now]}: click (tap) it on ${sqName(g.promotion[0])} to make it a ${PROMOTION_NAMES[next]}. Final when ${other} lifts a piece.`;
+    cls = "promotion";
+  } else if (knockArmed) {
+    hint = "Click a piece: it and the pieces beside it on its rank are knocked over.";
+  }
+  $("hint").textContent = hint;
+  $("hint").className = cls;
+  $("hint").hidden = !hint;
+  for (let sq = 0; sq < 64; sq++) {
+    const el = squares[sq];
+    const promo = g.promotion && g.result === "*" && g.promotion[0] === sq && lookBack < 0;
+    let badge = el.querySelector(".promo-hint");
+    if (promo) {
+      const next = NEXT_PROMOTION[g.promotion[1]];
+      const text = `tap: ${GLYPHS[next]}`;
+      if (!badge) {
+        badge = document.createElement("span");
+        badge.className = "promo-hint";
+        el.appendChild(badge);
+      }
+      if (badge.textContent !== text) badge.textContent = text;
+    } else if (badge) {
+      badge.remove();
+    }
+  }
+}
+
+function describePly(ply) {
+  if (ply === 0) return "no move (the start)";
+  const m = sanWithNumbers(st.game)[ply - 1];
+  return `${m.number}${m.black ? "…" : "."} ${m.text}`;
+}
+
+function rgbBlinkWords(s) {
+  if (s.pulse) return "pulse 1 Hz";
+  return RGB_BLINK_WORDS[s.rgb_blink] || "blinking";
+}
+
+function slotsHtml(pattern) {
+  let out = '<span class="slots" aria-hidden="true">';
+  for (let k = 0; k < 16; k++) out += `<i class="${(pattern >> k) & 1 ? "on" : ""}"></i>`;
+  return out + "</span>";
+}
+
+function drawLit() {
+  // What is lit, grouped by meaning; in the MAX7219 view with its blink pattern in words.
   const groups = {};
   for (let sq = 0; sq < 64; sq++) {
     const c = st.frame[sq];
@@ -293,18 +424,37 @@ function drawGame() {
   const lit = [];
   for (const s of signalTable) {
     if (!groups[s.char]) continue;
+    const how = view === "mono" ? `${slotsHtml(s.mono)} <i>${s.look}</i>` : `<i>${rgbBlinkWords(s)}</i>`;
     lit.push(
-      `<li><span class="swatch" style="background:${screenColour(s.rgb)}"></span><b>${s.name}</b> ${groups[s.char].join(" ")}</li>`,
+      `<li data-signal="${s.name}"><span class="swatch" style="background:${screenColour(s.rgb)}"></span><b>${s.name}</b> ${groups[s.char].join(" ")} ${how}</li>`,
     );
   }
-  $("lit").innerHTML = lit.join("") || "<li>nothing</li>";
+  const html = lit.join("") || "<li>nothing</li>";
+  if ($("lit").innerHTML !== html) $("lit").innerHTML = html;
+}
+
+function buildLegend() {
+  // Every signal: its colour and blink on a WS2812B, its blink pattern on a MAX7219 (16 slots of 128 ms).
+  const rows = signalTable
+    .filter((s) => s.name !== "off")
+    .map(
+      (s) =>
+        `<tr data-signal="${s.name}"><td><span class="swatch" style="background:${screenColour(s.rgb)}"></span>${s.name}</td>` +
+        `<td>${rgbBlinkWords(s)}</td><td>${slotsHtml(s.mono)}</td><td>${s.look}</td></tr>`,
+    );
+  $("legend-body").innerHTML = rows.join("");
 }
 
 function drawLog(lines) {
   const log = $("log");
   for (const line of lines) {
     const li = document.createElement("li");
-    li.textContent = `${(st.now / 1000).toFixed(2)} s  ${line}`;
+    if (line.startsWith("msg ")) {
+      li.className = "plain"; // the same event in plain words (core/messages.py)
+      li.textContent = line.substr(4);
+    } else {
+      li.textContent = `${(st.now / 1000).toFixed(2)} s  ${line}`;
+    }
     log.appendChild(li);
     logShown++;
   }
@@ -340,6 +490,7 @@ function applyState(next) {
       }
     }
   }
+  if (lookBack > st.game.san.length) endLookBack();
   if (redraw) drawPieces();
   drawLeds();
   drawGame();
@@ -351,15 +502,17 @@ function applyState(next) {
 function squareAt(x, y) {
   const r = $("board").getBoundingClientRect();
   if (x < r.left || x >= r.right || y < r.top || y >= r.bottom) return -1;
-  const f = Math.floor(((x - r.left) / r.width) * 8);
+  const col = Math.floor(((x - r.left) / r.width) * 8);
   const row = Math.floor(((y - r.top) / r.height) * 8);
-  return 8 * (7 - row) + f;
+  return flipped ? 8 * row + (7 - col) : 8 * (7 - row) + col;
 }
 
-function moveHeld(x, y) {
+function showHeld(x, y) {
   const el = $("held");
   el.style.left = `${x}px`;
   el.style.top = `${y}px`;
+  let target = held && held.how !== "press" ? squareAt(x, y) : -1;
+  for (let sq = 0; sq < 64; sq++) squares[sq].classList.toggle("target", sq === target);
 }
 
 function sliding(ev) {
@@ -367,9 +520,24 @@ function sliding(ev) {
 }
 
 function onDown(ev) {
-  if (!running || ev.button !== 0 || held) return;
+  if (!running || ev.button !== 0) return;
+  if (held && held.how === "air") {
+    // The second click: put the piece in the air down.
+    ev.preventDefault();
+    const sq = squareAt(ev.clientX, ev.clientY);
+    if (sq >= 0) drop(sq);
+    else if (ev.target.closest(".tray")) drop(-1);
+    else drop(held.from); // a click elsewhere: back where it came from
+    return;
+  }
+  if (held) return;
+  if (lookBack >= 0) {
+    if (ev.target.closest("#board")) endLookBack();
+    return;
+  }
   const trayPiece = ev.target.closest(".tray-piece");
   const sqEl = ev.target.closest(".sq");
+  const touch = ev.pointerType === "touch" || ev.pointerType === "pen";
   if (sqEl) {
     const sq = Number(sqEl.dataset.sq);
     if (!pieces[sq]) return;
@@ -378,7 +546,9 @@ function onDown(ev) {
       knock(sq);
       return;
     }
-    held = { piece: pieces[sq], from: sq, slideSq: -1 };
+    const promo = st && st.game.promotion;
+    held = { piece: pieces[sq], from: sq, slideSq: -1, how: "press", x0: ev.clientX, y0: ev.clientY, touch };
+    held.tap = Boolean(promo && promo[0] === sq);
     pieces[sq] = "";
     enqueue(0, sq);
     if (sliding(ev)) {
@@ -390,14 +560,15 @@ function onDown(ev) {
     ev.preventDefault();
     const colour = colourOf(trayPiece.dataset.piece);
     const [piece] = trays[colour].splice(Number(trayPiece.dataset.index), 1);
-    held = { piece, from: -1, slideSq: -1 };
+    held = { piece, from: -1, slideSq: -1, how: "press", x0: ev.clientX, y0: ev.clientY, touch };
   } else {
     return;
   }
   const el = $("held");
   el.innerHTML = pieceHtml(held.piece);
+  el.classList.toggle("touch", touch); // drawn above the finger, which would hide it
   el.hidden = false;
-  moveHeld(ev.clientX, ev.clientY);
+  showHeld(ev.clientX, ev.clientY);
   document.body.classList.add("holding");
   try {
     ev.target.setPointerCapture(ev.pointerId);
@@ -405,11 +576,14 @@ function onDown(ev) {
     // not every target can capture (a node replaced meanwhile): document listeners still work
   }
   drawPieces();
+  if (st) drawGame();
 }
 
 function onMove(ev) {
   if (!held) return;
-  moveHeld(ev.clientX, ev.clientY);
+  if (held.how === "press" && Math.hypot(ev.clientX - held.x0, ev.clientY - held.y0) > DRAG_PX) held.how = "drag";
+  showHeld(ev.clientX, ev.clientY);
+  if (held.how !== "drag") return;
   const sq = squareAt(ev.clientX, ev.clientY);
   if (sliding(ev)) {
     if (sq !== held.slideSq) {
@@ -428,8 +602,16 @@ function onMove(ev) {
 
 function onUp(ev) {
   if (!held) return;
-  const sq = squareAt(ev.clientX, ev.clientY);
-  drop(sq);
+  if (held.how === "press") {
+    if (held.tap) {
+      drop(held.from); // a click on the promoted piece: lift and put back, the next choice
+    } else {
+      held.how = "air"; // a click: the piece stays in the hand until the next click
+      drawGame();
+    }
+    return;
+  }
+  if (held.how === "drag") drop(squareAt(ev.clientX, ev.clientY));
 }
 
 function drop(sq) {
@@ -449,14 +631,28 @@ function drop(sq) {
     if (h.slideSq !== sq) enqueue(1, sq);
   }
   $("held").hidden = true;
+  for (let i = 0; i < 64; i++) squares[i].classList.remove("target");
   document.body.classList.remove("holding");
   drawPieces();
+  if (st) drawGame();
 }
 
+function putBack() {
+  if (held) drop(held.from);
+}
+
+// A sleeve sweeping along a rank knocks the piece over and the pieces beside it: they fall
+// within a few ms, which the board tells from a hand lifting pieces (core/referee.py knock_ms).
 function knock(sq) {
-  toTray(pieces[sq]);
-  pieces[sq] = "";
-  enqueue(0, sq);
+  const fallen = [sq];
+  for (const n of [sq - 1, sq + 1]) {
+    if (n >> 3 === sq >> 3 && n >= 0 && n < 64 && pieces[n]) fallen.push(n);
+  }
+  fallen.forEach((n, i) => {
+    toTray(pieces[n]);
+    pieces[n] = "";
+    enqueue(0, n, i ? KNOCK_GAP : GAP);
+  });
   armKnock(false);
   drawPieces();
 }
@@ -465,6 +661,52 @@ function armKnock(on) {
   knockArmed = on;
   $("knock").classList.toggle("armed", on);
   document.body.classList.toggle("knocking", on);
+  if (st) drawStatus();
+}
+
+// ------------------------------------------------------------------ looking back
+
+let lookBackPieces = [];
+
+function placementPieces(placement) {
+  const out = new Array(64).fill("");
+  const rows = placement.split("/");
+  for (let r = 0; r < 8 && r < rows.length; r++) {
+    let f = 0;
+    for (const c of rows[r]) {
+      if (c >= "1" && c <= "8") f += Number(c);
+      else out[8 * (7 - r) + f++] = c;
+    }
+  }
+  return out;
+}
+
+function showPly(ply) {
+  // The board itself is not touched: only the picture shows an earlier position.
+  if (!st || ply < 0 || ply > st.game.san.length) return;
+  putBack();
+  if (ply === st.game.san.length) return endLookBack();
+  lookBackPieces = placementPieces(pyGet(`_e = sim.position_at(${ply})`, "_e"));
+  lookBack = ply;
+  window.simLookBack = ply;
+  document.body.classList.add("looking-back");
+  const uci = ply > 0 ? st.game.uci[ply - 1] : "";
+  for (let sq = 0; sq < 64; sq++) squares[sq].classList.toggle("was-move", uci.includes(sqName(sq)));
+  drawPieces();
+  drawLeds();
+  drawGame();
+}
+
+function endLookBack() {
+  lookBack = -1;
+  window.simLookBack = -1;
+  document.body.classList.remove("looking-back");
+  for (let sq = 0; sq < 64; sq++) squares[sq].classList.remove("was-move");
+  drawPieces();
+  if (st) {
+    drawLeds();
+    drawGame();
+  }
 }
 
 // ------------------------------------------------------------------ buttons
@@ -476,14 +718,17 @@ function layOut() {
 }
 
 function newGame() {
-  if (held) drop(held.from);
+  putBack();
+  endLookBack();
+  $("log").innerHTML = ""; // a new game: the old game's events are gone from view
   setPiecesFromFen(START_FEN);
   layOut();
   drawPieces();
 }
 
 function setFen(fen) {
-  if (held) drop(held.from);
+  putBack();
+  endLookBack();
   const err = pyGet(`_e = sim.set_fen(${JSON.stringify(fen)})`, "_e");
   $("fenerror").hidden = !err;
   $("fenerror").textContent = err || "";
@@ -493,8 +738,42 @@ function setFen(fen) {
   drawPieces();
 }
 
+// Casual mode's takeback, made as a player makes it: the previous position set up on the board by
+// hand (the pieces that moved lifted, then put back where they were, a captured piece from the tray).
+function takeBack() {
+  if (!st || !st.game.takeback) return;
+  putBack();
+  endLookBack();
+  const before = placementPieces(pyGet(`_e = sim.position_at(${st.game.san.length - 1})`, "_e"));
+  const hand = [];
+  const lifts = [];
+  const places = [];
+  for (let sq = 0; sq < 64; sq++) {
+    if (pieces[sq] && pieces[sq] !== before[sq]) lifts.push(sq);
+    if (before[sq] && pieces[sq] !== before[sq]) places.push(sq);
+  }
+  for (const sq of lifts) {
+    hand.push(pieces[sq]);
+    pieces[sq] = "";
+    enqueue(0, sq);
+  }
+  for (const sq of places) {
+    const want = before[sq];
+    let i = hand.indexOf(want);
+    if (i >= 0) hand.splice(i, 1);
+    else if ((i = trays[colourOf(want)].indexOf(want)) >= 0) trays[colourOf(want)].splice(i, 1);
+    else if ((i = hand.findIndex((p) => colourOf(p) === colourOf(want))) >= 0) hand.splice(i, 1); // the promoted piece becomes a pawn again
+    pieces[sq] = want;
+    enqueue(1, sq);
+  }
+  for (const p of hand) toTray(p);
+  drawPieces();
+}
+
 function downloadPgn() {
-  const text = pyGet("_e = sim.pgn()", "_e");
+  const d = new Date();
+  const date = `${d.getFullYear()}.${String(d.getMonth() + 1).padStart(2, "0")}.${String(d.getDate()).padStart(2, "0")}`;
+  const text = pyGet(`_e = sim.pgn(${JSON.stringify(date)})`, "_e");
   const url = URL.createObjectURL(new Blob([text], { type: "application/x-chess-pgn" }));
   const a = document.createElement("a");
   a.href = url;
@@ -506,21 +785,41 @@ function downloadPgn() {
 }
 
 function wire() {
+  // A touch screen gets the words for fingers (no Shift key there).
+  const touch = navigator.maxTouchPoints > 0 && window.matchMedia("(pointer: coarse)").matches;
+  document.body.classList.toggle("touch", touch);
   buildBoard();
   drawPieces();
   const board = $("board");
   board.addEventListener("pointerdown", onDown);
   $("tray-w").addEventListener("pointerdown", onDown);
   $("tray-b").addEventListener("pointerdown", onDown);
+  document.addEventListener("pointerdown", (ev) => {
+    // A click anywhere else while a piece is in the air puts it back where it came from.
+    if (held && held.how === "air" && !ev.target.closest("#board, .tray")) onDown(ev);
+  });
   document.addEventListener("pointermove", onMove);
   document.addEventListener("pointerup", onUp);
   document.addEventListener("pointercancel", () => held && drop(held.from));
   document.addEventListener("keydown", (ev) => {
-    if (ev.key === "Escape") armKnock(false);
+    if (ev.key !== "Escape") return;
+    armKnock(false);
+    putBack();
+    endLookBack();
   });
   $("knock").addEventListener("click", () => armKnock(!knockArmed));
   $("newgame").addEventListener("click", newGame);
   $("pgn").addEventListener("click", downloadPgn);
+  $("takeback").addEventListener("click", takeBack);
+  $("flip").addEventListener("click", () => {
+    flipped = !flipped;
+    placeSquares();
+  });
+  $("moves").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button.mv");
+    if (b) showPly(Number(b.dataset.ply));
+  });
+  $("back-to-game").addEventListener("click", endLookBack);
   $("mode").addEventListener("change", (ev) => {
     const err = pyGet(`_e = sim.set_mode(${JSON.stringify(ev.target.value)})`, "_e");
     if (err) $("status").textContent = err;
@@ -534,11 +833,14 @@ function wire() {
       view = document.querySelector('input[name="view"]:checked').value;
       document.body.classList.toggle("mono", view === "mono");
       drawLeds();
+      if (st) drawLit();
     });
   }
   // For tests and the curious: the page's own view of the board.
   window.simIdle = () => queue.length === 0 && held === null;
   window.simClock = () => clock;
+  window.simPendingSeen = () => pendingSeen;
+  window.simHeld = () => (held ? held.how : null);
 }
 
 wire();
