@@ -220,15 +220,7 @@ def test_state_json_reports_leds_in_square_order():
     assert st["frame"][parse_square("g1")] == "*"
     assert st["mono"][parse_square("f3")] == "1" and st["mono"][parse_square("e4")] == "0"
     table = json.loads(board_sim.signal_table_json())
-    assert table[3] == {"char": "o", "name": "quiet", "rgb": "00ff00", "rgb_blink": 0xFFFF, "pulse": 0,
-                        "mono": 0xFFFF, "look": "steady"}
-
-
-def test_the_pages_mono_looks_are_the_signal_tables():
-    from hardware import leds
-
-    rows = [line for line in leds.__doc__.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert [r.split("|")[6].strip() for r in rows] == list(board_sim.MONO_LOOKS)
+    assert table[3] == {"char": "o", "name": "quiet", "rgb": "00ff00", "rgb_blink": 0xFFFF, "pulse": 0, "mono": 0xFFFF}
 
 
 @pytest.mark.parametrize("fen", ["8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1"])

@@ -124,7 +124,8 @@ def _error(position, kind, squares):
 
 def explain(line, position):
     """A sentence for a person about one event line (as tools/replay.py prints it), or "" when the
-    line needs none (a move, or a kind this module does not know)."""
+    line needs none (a move; an undo, which the player made or which revises a rook move into
+    castling; a kind this module does not know)."""
     words = line.split()
     if not words:
         return ""
@@ -151,8 +152,6 @@ def explain(line, position):
         return _CLAIMS.get(words[1], "")
     if kind == "new":
         return "new game: the start position was set up"
-    if kind == "undo" and len(words) >= 2 and len(words[1]) >= 4:
-        return "move %s-%s taken back" % (words[1][:2], words[1][2:4])
     if kind == "promote" and len(words) >= 2 and len(words[1]) == 5:
         piece = _PROMOTIONS.get(words[1][4])
         if piece:

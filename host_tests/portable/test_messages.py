@@ -35,12 +35,11 @@ def test_game_events():
     assert explain("end 0-1 resignation", p) == "Black wins: the other side resigned"
     assert explain("end 1/2-1/2 stalemate", p) == "stalemate: the game is drawn"
     assert explain("claim threefold", p) == "a draw can be claimed: the same position for the third time"
-    assert explain("undo e2e4", p) == "move e2-e4 taken back"
     assert explain("promote f7f8r", p) == "the pawn on f8 becomes a rook"
     assert explain("new", p).startswith("new game")
 
 
 def test_lines_that_need_no_words_or_are_unknown_get_none():
     p = Position()
-    for line in ("move e2e4", "", "error", "error mismatch z9", "error new-kind e4", "end * ?", "fen x"):
+    for line in ("move e2e4", "undo e2e4", "", "error", "error mismatch z9", "error new-kind e4", "end * ?", "fen x"):
         assert explain(line, p) == "", line

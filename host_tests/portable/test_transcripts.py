@@ -51,7 +51,8 @@ def replay(path):
         sim = BoardSim(fen=fen, mode=mode)
         sim.log = []
     sim.advance(last + TAIL_MS)
-    lines = [line for line in sim.log if not line.startswith("console: ")]
+    # The console's messages and the plain words after events (`msg ...`) are for people, not output.
+    lines = [line for line in sim.log if not line.startswith("console: ") and not line.startswith("msg ")]
     return lines + ["fen " + sim.app.referee.game.fen()], expect
 
 

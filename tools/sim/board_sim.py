@@ -36,33 +36,6 @@ PLACE_BOUNCE_MS = 2
 LOG_LIMIT = 200
 
 _HEX = "0123456789abcdef"
-# How each signal looks on the MAX7219 (monochrome) board, for the page's legend: the "mono look"
-# column of the signal table in hardware/leds.py (MicroPython keeps no docstrings, so the words are
-# here; host_tests/test_sim_terminal.py checks they match that table).
-MONO_LOOKS = (
-    "dark",
-    "blip: one 128 ms flash every 2 s",
-    "double blip every second",
-    "steady",
-    "blink 2 Hz",
-    "wink: on, dark for 128 ms every 2 s",
-    "slow blink 0.5 Hz (1 s on, 1 s off)",
-    "one long flash (384 ms) every 2 s",
-    "two flashes every 2 s",
-    "three flashes every 2 s",
-    "four flashes every 2 s",
-    "heartbeat: two 256 ms beats every 2 s",
-    "blink 1 Hz (game over)",
-    "slow blink 0.5 Hz (game over)",
-    "fast blink 4 Hz (game over)",
-    "steady (game over)",
-    "blink 2 Hz (game over)",
-    "mostly on: 1.5 s on, 0.5 s off",
-    "mostly off: 0.5 s on, 1.5 s off",
-    "blink 1 Hz",
-    "fast blink 4 Hz",
-    "alarm: 1 s on, then 1 s of 4 Hz flicker",
-)
 # What a person reads of a game's mode in its PGN Event tag.
 _EVENTS = {"strict": "Strict game (touch-move)", "casual": "Casual game"}
 _PHASES = {PLAY: "play", SETUP: "setup", OVER: "over"}
@@ -382,14 +355,15 @@ def _today():
 
 def signal_table_json():
     """The LED signals as JSON, in code order (hardware/leds.py): [{"char", "name", "rgb" (full-scale
-    colour), "rgb_blink" and "mono" (16-slot patterns of 128 ms), "pulse" (0/1), "look" (the
-    MAX7219 pattern in words)}]."""
+    colour), "rgb_blink" and "mono" (16-slot patterns of 128 ms), "pulse" (0/1)}]. The words for
+    each look are in hardware/leds.py's signal table, which the page reads itself (MicroPython
+    keeps no docstrings, and the words would cost the board's heap)."""
     out = []
     for code in range(signals.COUNT):
         c = 3 * code
         rgb = "".join(_HEX[v >> 4] + _HEX[v & 15] for v in COLOURS[c:c + 3])
         out.append({"char": CHARS[code], "name": signals.NAMES[code], "rgb": rgb, "rgb_blink": RGB_BLINK[code],
-                    "pulse": RGB_PULSE[code], "mono": MONO_BLINK[code], "look": MONO_LOOKS[code]})
+                    "pulse": RGB_PULSE[code], "mono": MONO_BLINK[code]})
     return json.dumps(out)
 
 

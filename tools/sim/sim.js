@@ -119,6 +119,7 @@ async function boot() {
     "_o",
   );
   signalTable = JSON.parse(table);
+  readSignalWords(files.find((f) => f[0] === "/firmware/hardware/leds.py")[1]);
   buildLegend();
   setPiecesFromFen(START_FEN);
   drawPieces();
@@ -197,8 +198,6 @@ function occupancyString() {
 const squares = [];
 const PROMOTION_NAMES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
 const NEXT_PROMOTION = { q: "r", r: "b", b: "n", n: "q" };
-// How an RGB blink pattern reads (hardware/leds.py's RGB blink column).
-const RGB_BLINK_WORDS = { 0: "off", 65535: "steady", 255: "slow 0.5 Hz", 3855: "blink 1 Hz", 13107: "blink 2 Hz", 21845: "fast 4 Hz" };
 
 function buildBoard() {
   const board = $("board");
@@ -361,7 +360,9 @@ function drawStatus() {
     hint = `Looking back at the position after ${describePly(lookBack)}. The board itself is unchanged.`;
     cls = "lookback";
   } else if (held && held.how === "air") {
-    hint = "The piece is in the air: click a square to put it down (Escape puts it back).";
+    hint = document.body.classList.contains("touch")
+      ? "The piece is in the air: tap a square to put it down (a tap anywhere else puts it back)."
+      : "The piece is in the air: click a square to put it down (anywhere else, or Escape, puts it back).";
   } else if (g.pending) {
     hint = `${g.pending.substr(0, 2)}-${g.pending.substr(2, 2)} pending: the board commits it once it has been still for a moment.`;
     cls = "pending";
@@ -402,9 +403,21 @@ function describePly(ply) {
   return `${m.number}${m.black ? "…" : "."} ${m.text}`;
 }
 
+// The words of hardware/leds.py's signal table (the README's): "RGB blink" and "mono look" by name.
+function readSignalWords(source) {
+  for (const line of source.split("\n")) {
+    const cells = line.split("|").map((c) => c.trim());
+    if (cells.length < 8 || !line.startsWith("| ")) continue;
+    const s = signalTable.find((x) => x.name === cells[1]);
+    if (s) {
+      s.rgbWords = cells[4];
+      s.look = cells[6];
+    }
+  }
+}
+
 function rgbBlinkWords(s) {
-  if (s.pulse) return "pulse 1 Hz";
-  return RGB_BLINK_WORDS[s.rgb_blink] || "blinking";
+  return s.rgbWords || "";
 }
 
 function slotsHtml(pattern) {
