@@ -265,6 +265,7 @@ def the_layout(board, page, touch):
     b = page.locator("#board").bounding_box()
     status = page.locator("#status").bounding_box()
     assert 0 <= b["x"] and b["x"] + b["width"] <= width
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing scrolls sideways
     # The status is under the board, on screen with it without scrolling; on a desktop the side
     # panel (moves, LEDs, events) is beside the board, on a phone below it.
     assert status["y"] >= b["y"] + b["height"] and status["y"] + status["height"] <= height
