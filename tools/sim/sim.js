@@ -854,6 +854,7 @@ function wire() {
   window.simClock = () => clock;
   window.simPendingSeen = () => pendingSeen;
   window.simHeld = () => (held ? held.how : null);
+  window.simLookBack = -1;
 }
 
 wire();
