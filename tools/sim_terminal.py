@@ -2,6 +2,7 @@
 
 Usage (`make sim-terminal` runs it):
     python3 tools/sim_terminal.py [--fen FEN] [--mode strict|casual] [--settle MS] [--quiet] [< script]
+    python3 tools/sim_terminal.py --serial LINK ...   (the board's USB link on a pseudo-terminal at LINK)
 
 The unmodified firmware runs on CPython through tools/sim/board_sim.py, the same glue the browser page
 uses: a virtual reed matrix read by the real scanner, the real debouncer, referee, display policy
@@ -343,6 +344,9 @@ def main(argv=None):
     parser.add_argument("--gap", type=int, default=GAP_MS,
                         help="ms between the commands of one line (default %d)" % GAP_MS)
     parser.add_argument("-q", "--quiet", action="store_true", help="print the board only on `show`")
+    parser.add_argument("--serial", metavar="LINK",
+                        help="put the board's USB link on a pseudo-terminal linked at LINK (SPEC 8): "
+                        "the board runs in real time; `unplug` and `plug` pull and put back its cable")
     args = parser.parse_args(argv)
     interactive = sys.stdin.isatty()
     try:
@@ -358,6 +362,13 @@ def main(argv=None):
         term.say("Board simulator (the firmware on CPython). Type help for the commands, quit to leave.")
     if not args.quiet:
         term.show()
+    if args.serial:
+        import sim_serial
+
+        port = sim_serial.SerialPort(term.sim, args.serial, term.say)
+        sys.stdout.flush()
+        ok = sim_serial.serve(term, port, sys.stdin, interactive)
+        return 0 if ok or interactive else 1
     failed = False
     while not term.done:
         try:

@@ -1,0 +1,116 @@
+# The companion against the real Stockfish, on the simulated board over a pseudo-terminal.
+#
+# Scripted hands play on tools/sim_terminal.py --serial (the firmware's own Link on a pty); the
+# companion (tools/play.py engine) talks to it with pyserial as it would to a Pico, and to
+# Debian's Stockfish through python-chess. The hands make the engine's moves as the companion
+# announces them, so the games are whole games, ended by the rules, and their PGN is checked.
+import os
+import random
+import re
+import shutil
+
+import chess
+import pytest
+
+from companion_rig import STOCKFISH, Companion, SimBoard, dump, read_pgn
+
+pytestmark = pytest.mark.skipif(not os.path.exists(STOCKFISH) and not os.environ.get("CI"),
+                                reason="Stockfish not installed (apt-get install stockfish; .ci/run does it)")
+
+PLAYS = r"plays \S+ \((\w+)\): make it on the board"
+
+
+@pytest.fixture
+def rig(tmp_path):
+    parts = []
+
+    def start(*companion_args, sim_args=()):
+        link = str(tmp_path / "board")
+        sim = SimBoard(link, *sim_args)
+        parts.append(sim)
+        comp = Companion("engine", "--port", link, "--pgn", str(tmp_path / "games.pgn"), "--trace", *companion_args)
+        parts.append(comp)
+        return sim, comp
+
+    yield start
+    for p in reversed(parts):
+        p.stop()
+    print(dump(*parts))
+
+
+def engine_reply(comp, board, sim):
+    """Wait for the engine's move, check it is legal, make it on the board."""
+    uci = comp.expect(PLAYS).group(1)
+    move = chess.Move.from_uci(uci)
+    assert move in board.legal_moves, uci
+    sim.play(board, move)
+    board.push(move)
+    return move
+
+
+def test_a_whole_game_against_stockfish_with_a_wrong_move_a_takeback_and_a_hint(rig, tmp_path):
+    sim, comp = rig("--time", "0.02", "--takeback-pause", "2")
+    comp.expect(r"you play White against Stockfish")
+    comp.expect("board connected")
+    comp.expect("the pieces on the board match the game")
+    board = chess.Board()
+    rng = random.Random(9)
+
+    # 1. e4, and the engine's reply made wrongly first: another black move is refused, guided back.
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    board.push_uci("e2e4")
+    comp.expect(r"you play e4")
+    uci = comp.expect(PLAYS).group(1)
+    wrong = next(m for m in board.legal_moves if m.uci() != uci and not board.is_capture(m) and not board.is_castling(m))
+    sim.play(board, wrong)  # the hands play some other black move
+    comp.expect(r"board: .*(played|not)")  # the board (or the companion) refuses it
+    sim.send("move %s %s" % (chess.square_name(wrong.to_square), chess.square_name(wrong.from_square)))
+    move = chess.Move.from_uci(uci)
+    sim.play(board, move)
+    board.push(move)
+
+    # 2. A takeback in casual mode: the engine's reply and then the player's move put back.
+    sim.play(board, chess.Move.from_uci("g1f3"))
+    board.push_uci("g1f3")
+    reply = chess.Move.from_uci(comp.expect(PLAYS).group(1))
+    sim.play(board, reply)
+    board.push(reply)
+    sim.send("move %s %s" % (chess.square_name(reply.to_square), chess.square_name(reply.from_square))
+             if not board.is_capture(reply) else "show")
+    if not board.is_capture(reply):
+        comp.expect(r"taken back: " + reply.uci())
+        board.pop()
+        comp.expect(r"waits")
+        sim.send("move f3 g1")
+        comp.expect(r"taken back: g1f3")
+        board.pop()
+
+    # 3. A hint, lit on the board and made there.
+    comp.send("hint")
+    hint = comp.expect(r"hint: \S+ \(lit on the board").group(0)
+    shown = re.search(r"hint: (\S+)", hint).group(1)
+    hint_move = board.parse_san(shown)
+    sim.play(board, hint_move)
+    board.push(hint_move)
+    comp.expect(r"you play %s" % re.escape(shown))
+
+    # 4. Then random moves of the hands against the engine's, to the end of the game.
+    while not board.is_game_over(claim_draw=False):
+        engine_reply(comp, board, sim)
+        if board.is_game_over(claim_draw=False):
+            break
+        moves = [m for m in board.legal_moves if m.promotion in (None, chess.QUEEN)]
+        move = rng.choice(moves)
+        sim.play(board, move)
+        board.push(move)
+        comp.expect(r"you play .*\(%s\)" % move.uci())
+        assert len(board.move_stack) < 300
+    result = board.result(claim_draw=False)
+    comp.expect(r"game over: %s" % re.escape(result))
+    comp.expect(r"game saved")
+    comp.stop()
+    (game,) = read_pgn(str(tmp_path / "games.pgn"))
+    for tag in ("Event", "Site", "Date", "Round", "White", "Black", "Result"):
+        assert game.headers.get(tag) not in (None, "")
+    assert game.headers["Black"].startswith("Stockfish") and game.headers["Result"] == result
+    assert [m.uci() for m in game.mainline_moves()] == [m.uci() for m in board.move_stack]

@@ -1,0 +1,83 @@
+"""The command line of the companion (tools/play.py)."""
+import argparse
+import os
+import queue
+import random
+import sys
+
+import chess
+
+from .board import Port
+from .view import View
+
+DEFAULT_PGN = os.path.join(os.path.expanduser("~"), "chessboard-games.pgn")
+
+
+def _common(p):
+    p.add_argument("--port", help="the board's serial port (default: the Pico found on USB)")
+    p.add_argument("--pgn", default=DEFAULT_PGN, help="append every game to this file (default %(default)s)")
+    p.add_argument("--trace", action="store_true", help="print every line to and from the board")
+    p.add_argument("--no-keys", action="store_true", help="do not read commands from standard input")
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="play.py", description="Play an engine or Lichess on the board.")
+    sub = ap.add_subparsers(dest="what", required=True)
+    e = sub.add_parser("engine", help="play a UCI engine (Stockfish by default)")
+    e.add_argument("--engine", help="the engine's command line (default: stockfish, /usr/games/stockfish)")
+    e.add_argument("--elo", type=int, help="the engine's strength (UCI_Elo; Stockfish: 1320-3190)")
+    e.add_argument("--time", type=float, default=1.0, help="the engine's time per move in seconds (default 1)")
+    e.add_argument("--depth", type=int, help="search this many plies instead of a time")
+    e.add_argument("--side", choices=("white", "black", "random"), default="white", help="your side")
+    e.add_argument("--fen", help="start from this position")
+    e.add_argument("--strict", action="store_true", help="touch-move, no takebacks (default: casual)")
+    e.add_argument("--takeback-pause", type=float, default=3.0,
+                   help="seconds the engine waits after a takeback before playing (default 3)")
+    _common(e)
+    li = sub.add_parser("lichess", help="play on Lichess (Board API)")
+    how = li.add_mutually_exclusive_group()
+    how.add_argument("--seek", metavar="MIN+INC", help="seek a game, e.g. 15+10 (rapid or slower: the Board API)")
+    how.add_argument("--accept", nargs="?", const="", metavar="USER",
+                     help="wait for a challenge (from USER) and accept it")
+    how.add_argument("--game", metavar="ID", help="play (resume) this game")
+    li.add_argument("--rated", action="store_true", help="a rated seek")
+    li.add_argument("--color", choices=("white", "black", "random"), default="random", help="for a seek")
+    li.add_argument("--token-file", help="a file holding the API token (board:play); else $LICHESS_TOKEN")
+    li.add_argument("--server", default="https://lichess.org", help=argparse.SUPPRESS)
+    li.add_argument("--stream-timeout", type=float, default=20.0,
+                    help="seconds of silence after which a stream counts as stalled (Lichess sends a keep-alive every 7)")
+    _common(li)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    view = View()
+    events = queue.Queue()  # what the board, the engine or Lichess and the keyboard say, in order
+    port = Port(events, args.port)
+    if args.trace:
+        port.trace = lambda text: sys.stdout.write(text + "\n")
+    stdin = None if args.no_keys else sys.stdin
+    if args.what == "engine":
+        from .engine import Engine
+        from .engine_game import EngineMatch
+
+        side = args.side if args.side != "random" else random.choice(("white", "black"))
+        engine = Engine(events, args.engine, elo=args.elo, movetime=args.time, depth=args.depth)
+        m = EngineMatch(port, engine, casual=not args.strict, takeback_pause=args.takeback_pause,
+                        you=chess.WHITE if side == "white" else chess.BLACK, fen=args.fen,
+                        pgn_path=args.pgn, view=view, events=events, stdin=stdin)
+    else:
+        from . import lichess
+        from .lichess_game import LichessMatch
+
+        try:
+            token = lichess.read_token(args.token_file)
+            if args.seek:
+                lichess.parse_seek(args.seek)
+        except ValueError as e:
+            sys.stderr.write("play.py lichess: %s\n" % e)
+            return 2
+        client = lichess.Lichess(events, token, args.server, stream_timeout=args.stream_timeout)
+        m = LichessMatch(port, client, args, pgn_path=args.pgn, view=view, events=events, stdin=stdin)
+    return m.run()

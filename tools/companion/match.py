@@ -1,0 +1,444 @@
+"""The game loop: one game between the player at the board and an opponent (an engine, Lichess).
+
+Everything the adapters hear comes on one queue; the loop keeps the game (a chess.Board), and
+only sees moves: the player's from the board (through board.Central), the opponent's from its
+adapter. Subclasses say who the opponent is (engine_game.py, lichess_game.py). The board's game
+is never what counts: when the PC side fails (the cable, the engine, the network) the game here
+stands, and the board is brought back to it with `begin` once it is back.
+"""
+import queue
+import threading
+import time
+
+import chess
+
+from . import pgn
+from .board import Central, misplaced
+from .view import View
+
+TICK_S = 0.2
+# Promotion pieces by letter, for the `promote` command (the piece the next promotion becomes).
+PIECE_NAMES = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
+HELP = {
+    "help": "this list",
+    "show": "print the board",
+    "promote q|r|b|n": "the piece your next promotion becomes (a queen unless you say)",
+    "resign": "resign the game (or the kings on the light centre squares: see the README)",
+    "draw": "offer a draw (or the kings' draw sign)",
+    "quit": "leave (the game is saved as it stands)",
+}
+
+
+def side_name(colour):
+    return "White" if colour == chess.WHITE else "Black"
+
+
+class Match:
+    opponent = "the opponent"  # a name for messages, set by subclasses
+    extra_help = {}
+
+    def __init__(self, port, you=chess.WHITE, fen=None, pgn_path=None, view=None, events=None, stdin=None):
+        self.events = events or queue.Queue()
+        self.port = port
+        self.you = you
+        self.game = chess.Board(fen) if fen else chess.Board()
+        self.pgn_path = pgn_path
+        self.view = view or View()
+        self.central = Central(port, self, side="w" if you == chess.WHITE else "b")
+        self.stdin = stdin
+        self.over = None  # (result, reason words) once the game ended
+        self.saved = False
+        self.done = False
+        self.promotion = "q"
+        self.tags = {}
+        self.in_step = False
+        self.board_up = False
+        self.clocks = (None, None)  # (white ms, black ms) and when they were read
+        self.clock_read_at = None
+        self.waiting_end = None  # the CPP end reason to send once the last shown move is made
+        self._status_asked = 0.0
+        self._dirty = True
+
+    # ------------------------------------------------------------------ running
+
+    def say(self, text):
+        self.view.say(text)
+        self._dirty = True
+
+    def run(self):
+        if self.stdin is not None:
+            threading.Thread(target=self._read_keys, name="keys", daemon=True).start()
+        self.port.start()
+        self.started()
+        try:
+            while not self.done:
+                try:
+                    event = self.events.get(timeout=TICK_S)
+                except queue.Empty:
+                    event = None
+                if event is not None:
+                    self.dispatch(event)
+                self.central.tick()
+                self.tick()
+                if self._dirty or (self.view.screen and self.clock_running()):
+                    self._dirty = False
+                    self.view.draw(self.state())
+        except KeyboardInterrupt:
+            self.say("interrupted")
+        finally:
+            self.finish_session()
+        return 0
+
+    def _read_keys(self):
+        for line in self.stdin:
+            self.events.put(("key", line.strip()))
+        self.events.put(("key-eof", None))
+
+    def dispatch(self, event):
+        kind = event[0]
+        if kind.startswith("board-"):
+            self.central.on_event(kind, event[1])
+        elif kind == "key":
+            self.key(event[1])
+        elif kind == "key-eof":
+            pass  # the keyboard is gone (a script ended): the game goes on from the board
+        else:
+            self.opponent_event(event)
+        self._dirty = True
+
+    def finish_session(self):
+        self.save()
+        self.stopped()
+        self.port.stop()
+
+    # ------------------------------------------------------------------ for subclasses
+
+    def started(self):
+        pass
+
+    def stopped(self):
+        pass
+
+    def tick(self):
+        if self.waiting_end and self.central.shown and time.monotonic() - self._status_asked > 0.5:
+            self._status_asked = time.monotonic()
+            self.central.ask_status()
+
+    def opponent_event(self, event):
+        pass
+
+    def player_moved(self, move):
+        """The player's move is in the game (accepted by the board loop)."""
+
+    def takeback_wanted(self):
+        """True when the player may take the last move back (casual play against an engine)."""
+        return False
+
+    def player_resigned(self):
+        self.finish_game("0-1" if self.you == chess.WHITE else "1-0", "resignation", "resign")
+
+    def player_offers_draw(self):
+        self.central.nok()
+        self.say("the draw offer cannot be made here")
+
+    def draw_answered(self, accepted):
+        pass
+
+    def clock_running(self):
+        return False
+
+    def status_line(self):
+        if self.over:
+            return "Game over: %s (%s)" % self.over
+        turn = "your move" if self.game.turn == self.you else "%s to move" % self.opponent
+        check = ", check" if self.game.is_check() else ""
+        return "%s to move: %s%s" % (side_name(self.game.turn), turn, check)
+
+    # ------------------------------------------------------------------ the board
+
+    def board_connected(self, device):
+        self.board_up = True
+        self.say("board connected on %s" % device)
+
+    def board_lost(self, reason):
+        self.board_up = False
+        self.in_step = False
+        self.say("the board is unplugged (%s): the game is kept here; plug it back in to go on" % reason)
+
+    def board_message(self, text):
+        self.say("board: " + text)
+
+    def board_status(self, fields):
+        if self.waiting_end and fields.get("remote") == "-":
+            reason, self.waiting_end = self.waiting_end, None
+            self.central.shown = None
+            self.central.end(reason)
+
+    def board_ready(self, board_fen):
+        """Connected and features agreed: resume the game on the board. A board whose own game is
+        ours plus one move of the player's (made while the cable was out) keeps that move."""
+        extra = self._move_made_offline(board_fen)
+        if extra is not None:
+            self.central.begin(board_fen if len(board_fen.split()) == 6 else self.game.fen())
+            self.say("the board has a move made while the PC was not listening: %s" % self.game.san(extra))
+            self._take_player_move(extra)
+            self.after_begin()
+            return
+        if self._shown_not_made(board_fen):
+            # The opponent's last move was lit but not yet made when the cable went: light it again.
+            last = self.game.pop()
+            self.central.begin(self.game.fen())
+            self.game.push(last)
+            self.central.move(last.uci())
+        else:
+            self.central.begin(self.game.fen())
+        if self.over:
+            self.central.end(self.over_reason_cpp or "undefined")
+        self.after_begin()
+
+    over_reason_cpp = None
+
+    def after_begin(self):
+        pass
+
+    def _shown_not_made(self, board_fen):
+        if not board_fen or not self.game.move_stack or self.game.turn != self.you:
+            return False
+        try:
+            theirs = chess.Board(board_fen)
+        except ValueError:
+            return False
+        last = self.game.pop()
+        same = self.game.board_fen() == theirs.board_fen() and self.game.turn == theirs.turn
+        self.game.push(last)
+        return same
+
+    def _move_made_offline(self, board_fen):
+        if not board_fen or self.over or self.game.turn != self.you:
+            return None
+        try:
+            theirs = chess.Board(board_fen)
+        except ValueError:
+            return None
+        for move in self.game.legal_moves:
+            self.game.push(move)
+            same = self.game.board_fen() == theirs.board_fen() and self.game.turn == theirs.turn
+            self.game.pop()
+            if same:
+                return move
+        return None
+
+    def board_in_step(self, synced, text):
+        was = self.in_step
+        self.in_step = synced
+        if synced and not was:
+            self.say("the pieces on the board match the game")
+        elif not synced and was:
+            self.say("the pieces differ from the game: put them where the LEDs show")
+
+    def board_move(self, uci):
+        try:
+            move = chess.Move.from_uci(uci)
+        except ValueError:
+            self.central.nok()
+            self.say("the board sent %r, not a move" % uci)
+            return
+        if self.over:
+            self.central.nok()
+            self.say("the game is over (%s): %s is not played" % (self.over[0], uci))
+            return
+        if self.game.turn != self.you:
+            self.central.nok()
+            self.say("%s was played for %s, whose move it is not: the LEDs show how to put it back"
+                     % (uci, side_name(not self.you)))
+            return
+        promotion = None
+        if len(uci) == 4 and self.game.piece_type_at(move.from_square) == chess.PAWN and \
+                chess.square_rank(move.to_square) in (0, 7):
+            promotion = uci + self.promotion  # the board cannot see the piece: ours decides
+            move = chess.Move.from_uci(promotion)
+        if move not in self.game.legal_moves:
+            self.central.nok()
+            self.say("%s is not a legal move here: the LEDs show how to put it back" % uci)
+            return
+        if not self.player_may_move(move):
+            self.central.nok()
+            return
+        if promotion:
+            self.central.promote(promotion)
+            self.say("promotion to a %s" % PIECE_NAMES[self.promotion])
+            self.promotion = "q"
+        else:
+            self.central.ok()
+        self._take_player_move(move)
+
+    def player_may_move(self, move):
+        return True
+
+    def _take_player_move(self, move):
+        san = self.game.san(move)
+        self.game.push(move)
+        self.say("you play %s (%s)" % (san, move.uci()))
+        self.player_moved(move)
+        self.check_over()
+
+    def board_undo(self, uci):
+        """A takeback made on the board (casual mode): `undo UCI`, or `undo_offer` (uci None)."""
+        last = self.game.peek() if self.game.move_stack else None
+        if last is None or (uci is not None and uci != last.uci()) or not self.takeback_wanted():
+            self.central.nok()
+            if last is not None and self.takeback_wanted() is not None:
+                self.say("no takeback here: the LEDs show how to put the piece back")
+            return
+        self.central.ok()
+        self.game.pop()
+        if uci is None:
+            self.central.takeback(self.game.fen(), last.uci())
+        self.say("taken back: %s" % last.uci())
+        self.taken_back(last)
+
+    def taken_back(self, move):
+        pass
+
+    def board_resigned(self):
+        if self.over:
+            return
+        self.say("you resign")
+        self.player_resigned()
+
+    def board_offers_draw(self):
+        if self.over:
+            self.central.nok()
+            return
+        self.player_offers_draw()
+
+    def board_answers_draw(self, accepted):
+        self.draw_answered(accepted)
+
+    # ------------------------------------------------------------------ the opponent's moves
+
+    def opponent_moves(self, uci):
+        move = chess.Move.from_uci(uci)
+        san = self.game.san(move)
+        self.game.push(move)
+        self.central.move(uci)
+        self.say("%s plays %s (%s): make it on the board, the LEDs show it" % (self.opponent, san, uci))
+        self.check_over()
+
+    def check_over(self):
+        outcome = self.game.outcome(claim_draw=False)
+        if outcome is None:
+            return False
+        reason = outcome.termination.name.lower().replace("_", " ")
+        cpp = {"checkmate": "checkmate", "stalemate": "stalemate", "insufficient material": "insufficient_material",
+               "fivefold repetition": "draw", "seventyfive moves": "draw"}.get(reason, "draw")
+        self.finish_game(outcome.result(), reason, cpp)
+        return True
+
+    def finish_game(self, result, reason, cpp_reason):
+        if self.over:
+            return
+        self.over = (result, reason)
+        self.over_reason_cpp = cpp_reason
+        if self.central.shown:
+            # The last move is still lit: end the round once it is made, so the LEDs show it.
+            self.waiting_end = cpp_reason
+        else:
+            self.central.end(cpp_reason)
+        self.say("game over: %s (%s)" % (result, reason))
+        self.save()
+        self.game_finished()
+
+    def game_finished(self):
+        pass
+
+    def save(self):
+        if self.saved or not self.pgn_path or (not self.game.move_stack and not self.over):
+            return
+        result = self.over[0] if self.over else "*"
+        try:
+            pgn.append(self.pgn_path, self.game, self.tags, result)
+        except OSError as e:
+            self.say("could not write the PGN to %s: %s" % (self.pgn_path, e))
+            return
+        self.saved = True
+        self.say("game saved to %s" % self.pgn_path)
+
+    # ------------------------------------------------------------------ the keyboard
+
+    def key(self, text):
+        words = text.split()
+        if not words:
+            return
+        cmd, args = words[0].lower(), words[1:]
+        if cmd == "help":
+            for name, what in list(HELP.items()) + list(self.extra_help.items()):
+                self.say("  %-16s %s" % (name, what))
+        elif cmd == "show":
+            self.view.show(self.state())
+        elif cmd == "promote" and args and args[0].lower() in PIECE_NAMES:
+            self.promotion = args[0].lower()
+            self.say("your next promotion becomes a %s" % PIECE_NAMES[self.promotion])
+        elif cmd == "resign":
+            if not self.over:
+                self.say("you resign")
+                self.player_resigned()
+        elif cmd == "draw":
+            if not self.over:
+                self.player_offers_draw_from_keys()
+        elif cmd in ("quit", "exit"):
+            self.done = True
+        elif not self.command(cmd, args):
+            self.say("unknown command %r: type help" % cmd)
+
+    def player_offers_draw_from_keys(self):
+        self.say("a draw offer needs an opponent who can answer")
+
+    def command(self, cmd, args):
+        return False
+
+    # ------------------------------------------------------------------ the view
+
+    def leds(self):
+        leds, words = {}, []
+        c = self.central
+        if not self.board_up:
+            return leds, "board unplugged"
+        if c.shown and len(c.shown) >= 4:
+            leds[c.shown[:2]] = leds[c.shown[2:4]] = "move"
+            words.append("%s to %s: %s's move, to make on the board" % (c.shown[:2], c.shown[2:4], self.opponent))
+        if c.hint and len(c.hint) >= 4:
+            leds[c.hint[:2]] = leds[c.hint[2:4]] = "hint"
+            words.append("%s to %s: the hint" % (c.hint[:2], c.hint[2:4]))
+        if not c.synced and c.round:
+            empty, fill = misplaced(c.placement, self.game.fen())
+            for sq in empty + fill:
+                leds[sq] = "fix"
+            if empty or fill:
+                words.append("fix the pieces: %s" % " ".join(
+                    ["take away from %s" % " ".join(empty)] * bool(empty) + ["put a piece on %s" % " ".join(fill)] * bool(fill)))
+            else:
+                words.append("the pieces differ from the game: the board shows where")
+        return leds, "; ".join(words)
+
+    def state(self):
+        leds, text = self.leds()
+        w, b = self.clocks
+        if self.clock_read_at is not None and self.clock_running():
+            spent = (time.monotonic() - self.clock_read_at) * 1000
+            if self.game.turn == chess.WHITE and w is not None:
+                w -= spent
+            elif b is not None:
+                b -= spent
+        return {
+            "board": self.game,
+            "title": self.tags.get("Event", "") + (" - " + self.tags["Site"] if self.tags.get("Site", "?") != "?" else ""),
+            "white": self.tags.get("White"),
+            "black": self.tags.get("Black"),
+            "wtime": w,
+            "btime": b,
+            "leds": leds,
+            "leds_text": text,
+            "status": self.status_line(),
+        }
+

@@ -1,0 +1,39 @@
+"""Every game appended to a PGN file, with the seven standard tags (PGN standard 8.1.1: Event,
+Site, Date, Round, White, Black, Result) and the ones that say more (time control, Lichess's
+game address, the engine's settings)."""
+import datetime
+import os
+
+import chess
+import chess.pgn
+
+
+def game_pgn(board, tags, result):
+    game = chess.pgn.Game.from_board(board)
+    today = datetime.date.today().strftime("%Y.%m.%d")
+    seven = {"Event": "Casual game", "Site": "?", "Date": today, "Round": "-", "White": "?",
+             "Black": "?", "Result": result}
+    for key in seven:
+        game.headers[key] = str(tags.get(key, seven[key]))
+    for key in tags:
+        if key not in seven:
+            game.headers[key] = str(tags[key])
+    game.headers["Result"] = result
+    return str(game)
+
+
+def append(path, board, tags, result):
+    """Append the game to `path` (created with its folder when missing); returns the text."""
+    text = game_pgn(board, tags, result)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        if f.tell() > 0:
+            f.write("\n")
+        f.write(text + "\n")
+    return text
+
+
+def result_of(board):
+    outcome = board.outcome(claim_draw=False)
+    return outcome.result() if outcome else "*"
