@@ -92,8 +92,8 @@ class EngineMatch(Match):
             if event[1] != self.ticket or self.game.turn != self.you or self.over:
                 return
             move = chess.Move.from_uci(event[2])
-            self.say("hint: %s (lit on the board; type 'hint off' to put it out)" % self.game.san(move))
             self.central.show_hint(event[2])
+            self.say("hint: %s (lit on the board; type 'hint off' to put it out)" % self.game.san(move))
         elif kind == "engine-failed":
             self.engine_down = True
             self.say("%s stopped (%s): starting it again, the game is kept" % (self.opponent, event[2]))
