@@ -1,0 +1,193 @@
+# The companion on "Lichess": a local server of the Board API (fake_lichess.py, 127.0.0.1 only)
+# with the documented ndjson streams, the simulated board on a pseudo-terminal, scripted hands.
+# One game goes through a seek, chat, an opponent who leaves and comes back, a game stream that
+# stalls and one that drops mid-game (the opponent's move made meanwhile arrives through
+# gameFull), the board unplugged and plugged back with a move lit, a draw offer declined by a
+# move, and a resignation with the kings' sign; then the PGN is checked.
+import os
+import socket
+
+import chess
+import pytest
+
+from companion_rig import Companion, SimBoard, dump, read_pgn
+from fake_lichess import FakeLichess
+
+TOKEN = "lip_secret_token_never_printed"
+PLAYS = r"plays \S+ \((\w+)\): make it on the board"
+
+
+def free_port():
+    for port in range(8900, 8920):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    pytest.skip("no free port in 8900-8919")
+
+
+@pytest.fixture
+def rig(tmp_path):
+    parts = []
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    server = FakeLichess(TOKEN, free_port()).start()
+
+    def start(*companion_args):
+        link = str(tmp_path / "board")
+        sim = SimBoard(link)
+        parts.append(sim)
+        comp = Companion("lichess", "--server", server.url, "--token-file", str(token_file), "--port", link,
+                         "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5", "--trace", *companion_args)
+        parts.append(comp)
+        return sim, comp
+
+    yield server, start
+    for p in reversed(parts):
+        p.stop()
+    server.stop()
+    text = dump(*parts)
+    print(text)
+    assert TOKEN not in text
+
+
+# White's moves (the hands) and Black's (the server's opponent): the kings end castled, d4 and e5 empty.
+WHITE = ["g1f3", "g2g3", "f1g2", "e1g1", "c2c4", "b1c3", "a2a3"]
+BLACK = ["g8f6", "g7g6", "f8g7", "e8g8", "c7c5", "b8c6", "a7a6"]
+
+
+def test_a_seek_game_with_stalls_drops_an_unplugged_board_and_a_resignation(rig, tmp_path):
+    server, start = rig
+    server.next_game = (True, list(BLACK))
+    sim, comp = start("--seek", "10+0")
+    comp.expect(r"signed in to .* as Tester")
+    comp.expect(r"Casual Rapid game \(600\+0\) against Opponent: you play White")
+    comp.expect("the pieces on the board match the game")
+    board = chess.Board()
+
+    def white(uci):
+        move = chess.Move.from_uci(uci)
+        sim.play(board, move)
+        board.push(move)
+        comp.expect(r"you play .*\(%s\)" % uci)
+
+    def black():
+        uci = comp.expect(PLAYS).group(1)
+        assert uci == BLACK[len(board.move_stack) // 2]
+        move = chess.Move.from_uci(uci)
+        sim.play(board, move)
+        board.push(move)
+
+    white(WHITE[0])
+    black()
+    server.chat("good luck!")
+    comp.expect(r"chat Opponent: good luck!")
+    server.gone(True, 10)
+    comp.expect(r"opponent has left the game \(you can claim the win in 10 s\)")
+    server.gone(False)
+    comp.expect(r"opponent is back")
+
+    # A game stream that stalls: no line, no keep-alive. The read time-out notices, it comes back.
+    server.stall()
+    comp.expect(r"Lichess game stream lost \(no data for too long \(stalled\)\)", timeout=10)
+    comp.expect(r"back in step with Lichess")
+    white(WHITE[1])
+    black()
+
+    # A stream dropped mid-game: the opponent's reply, made meanwhile, comes with gameFull.
+    server.drop()
+    comp.expect(r"Lichess game stream lost")
+    white(WHITE[2])
+    black()
+    assert server.streams_open() == 1  # one game stream at a time
+
+    # The board unplugged while the opponent moves: plugged back, the move is lit again.
+    server.reply_delay = 1.0
+    white(WHITE[3])
+    sim.send("unplug")
+    comp.expect(r"the board is unplugged")
+    comp.expect(r"plays O-O")
+    sim.send("plug")
+    comp.expect(r"board connected")
+    comp.expect(r"to board: move e8g8")
+    move = chess.Move.from_uci(BLACK[3])
+    sim.play(board, move)
+    board.push(move)
+    server.reply_delay = 0.15
+    # A move made on the board while it is unplugged: the board keeps it, it reaches Lichess.
+    sim.send("unplug")
+    comp.expect(r"the board is unplugged")
+    white_move = chess.Move.from_uci(WHITE[4])
+    sim.play(board, white_move)  # made while unplugged: the board keeps it
+    board.push(white_move)
+    sim.send("plug")
+    comp.expect(r"the board has a move made while the PC was not listening: c4")
+    black()
+
+    # A draw offer, declined by a move.
+    server.offer_draw()
+    comp.expect(r"Opponent offers a draw")
+    white(WHITE[5])
+    black()
+    assert ("POST", "/api/board/game/seek0000/draw/no") in server.requests
+
+    # Resignation with the kings' sign: White's king on d4, Black's on e5 (the dark centre squares).
+    sim.send("lift g1; place d4; lift g8; place e5")
+    comp.expect(r"resigning on Lichess")
+    comp.expect(r"game over: 0-1 \(resignation\)")
+    comp.expect(r"game saved")
+    comp.stop()
+    (game,) = read_pgn(str(tmp_path / "games.pgn"))
+    assert game.headers["White"] == "Tester" and game.headers["Black"] == "Opponent"
+    assert game.headers["Result"] == "0-1" and game.headers["Site"].endswith("/seek0000")
+    assert game.headers["Event"] == "Casual Rapid game" and game.headers["TimeControl"] == "600+0"
+    assert [m.uci() for m in game.mainline_moves()] == [m.uci() for m in board.move_stack]
+
+
+def test_a_challenge_accepted_and_a_game_in_progress_resumed(rig, tmp_path):
+    server, start = rig
+    sim, comp = start("--accept", "opponent")
+    comp.expect(r"waiting for a challenge from opponent")
+    server.challenge("chal0001", False, ["e2e4"])
+    comp.expect(r"accepting the challenge of Opponent \(10\+5\)")
+    comp.expect(r"you play Black")
+    board = chess.Board()
+    uci = comp.expect(PLAYS).group(1)
+    assert uci == "e2e4"
+    sim.play(board, chess.Move.from_uci(uci))
+    board.push_uci(uci)
+    sim.play(board, chess.Move.from_uci("e7e5"))
+    board.push_uci("e7e5")
+    comp.expect(r"you play e5")
+    comp.send("say thanks")
+    comp.expect(r"chat Tester: \(sent\)")
+    comp.send("quit")
+    comp.proc.wait(10)
+    # Started again with no option: the game in progress is resumed where it stands.
+    comp2 = Companion("lichess", "--server", server.url, "--token-file", str(tmp_path / "token"), "--port",
+                      str(tmp_path / "board"), "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5")
+    try:
+        comp2.expect(r"playing game .*/chal0001")
+        comp2.expect(r"you play Black")
+        server.opponent_resigns()
+        comp2.expect(r"game over: 0-1 \(resignation\)")
+        comp2.expect(r"game saved")
+    finally:
+        comp2.stop()
+        print(dump(comp2))
+    games = read_pgn(str(tmp_path / "games.pgn"))
+    assert [g.headers["Result"] for g in games] == ["*", "0-1"]
+    assert [m.uci() for m in games[-1].mainline_moves()] == ["e2e4", "e7e5"]
+
+
+def test_a_seek_faster_than_rapid_is_refused_with_the_reason(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    comp = Companion("lichess", "--seek", "3+2", "--token-file", str(token_file), "--server", "http://127.0.0.1:1")
+    assert comp.proc.wait(20) == 2
+    comp.q.get(timeout=5)
+    assert "only seeks rapid or slower" in comp.text()
+    assert TOKEN not in comp.text()
+    os.environ.get("CI")

@@ -1,0 +1,204 @@
+"""Lichess: the Board API through berserk (client.board.*, client.challenges.*), streams on threads.
+
+The event stream (/api/stream/event: gameStart, gameFinish, challenge ...) and one game stream at
+a time (/api/board/game/stream/ID: gameFull first, then gameState, chatLine, opponentGone) are
+read on threads and put on the companion's queue. Lichess sends a keep-alive line every 7 s, so
+a stream silent for `stream_timeout` seconds has stalled: the read times out (requests' read
+timeout), and the stream is opened again; a stream the server drops mid-game is opened again too,
+and its first line, gameFull, brings the whole game back. Posts (moves, resign, draw, chat) go
+through a worker thread that retries while the network is down, so a move is never lost.
+
+The token comes from a file or $LICHESS_TOKEN and is only ever put in the Authorization header:
+it is never printed, not even in an error (requests' errors name the address, not the headers).
+"""
+import os
+import queue
+import threading
+import time
+
+import berserk
+import berserk.exceptions
+import requests
+
+# Lichess's Board API pairs only rapid, classical and correspondence seeks; a game's speed is
+# its estimated duration, initial + 40 x increment seconds: rapid from 8 minutes (480 s) up.
+RAPID_MIN_S = 480
+RECONNECT_S = (0.5, 1, 2, 5, 10)  # back-off between attempts to open a stream again
+POST_RETRIES = 6
+
+
+def read_token(path=None):
+    """The API token (scope board:play): from `path`, else $LICHESS_TOKEN."""
+    if path:
+        try:
+            with open(path) as f:
+                token = f.read().strip()
+        except OSError as e:
+            raise ValueError("cannot read the token file %s: %s" % (path, e.strerror))
+    else:
+        token = os.environ.get("LICHESS_TOKEN", "").strip()
+    if not token:
+        raise ValueError("no Lichess token: create one with the board:play scope at "
+                         "https://lichess.org/account/oauth/token/create and pass --token-file FILE or set LICHESS_TOKEN")
+    return token
+
+
+def parse_seek(text):
+    """'15+10' -> (15, 10): minutes and increment seconds; refuses what the Board API cannot pair."""
+    try:
+        minutes, inc = text.split("+")
+        minutes, inc = float(minutes), int(inc)
+    except ValueError:
+        raise ValueError("--seek wants MINUTES+INCREMENT, e.g. 15+10")
+    if minutes * 60 + 40 * inc < RAPID_MIN_S:
+        raise ValueError("Lichess's Board API only seeks rapid or slower games (minutes x 60 + 40 x increment"
+                         " >= 480 s): %s is blitz or faster. Try 10+0 or 15+10; a direct challenge may be blitz." % text)
+    if minutes == int(minutes):
+        minutes = int(minutes)
+    return minutes, inc
+
+
+class TimeoutSession(berserk.TokenSession):
+    """berserk's token session with a timeout on every request: (connect, read). For a stream the
+    read timeout is the longest silence between two lines."""
+
+    def __init__(self, token, timeout):
+        super().__init__(token)
+        self.timeout = timeout
+
+    def request(self, method, url, **kw):
+        kw.setdefault("timeout", self.timeout)
+        return super().request(method, url, **kw)
+
+
+def _why(e):
+    if isinstance(e, berserk.exceptions.ResponseError):
+        return "HTTP %s %s" % (e.status_code, e.reason or "")
+    text = str(e)
+    if "Read timed out" in text or isinstance(e, requests.exceptions.ReadTimeout):
+        return "no data for too long (stalled)"
+    return type(e).__name__
+
+
+class Lichess:
+    def __init__(self, events, token, server="https://lichess.org", stream_timeout=20.0):
+        self.events = events
+        self._token = token
+        self.server = server.rstrip("/")
+        self.stream_timeout = stream_timeout
+        self.client = self._client(timeout=(5, 10))
+        self._game_gen = 0
+        self._game_session = None
+        self._stop = threading.Event()
+        self._posts = queue.Queue()
+        threading.Thread(target=self._poster, name="lichess-posts", daemon=True).start()
+
+    def _client(self, timeout):
+        session = TimeoutSession(self._token, timeout)
+        return berserk.Client(session=session, base_url=self.server)
+
+    def stop(self):
+        self._stop.set()
+        self.stop_game()
+
+    # ------------------------------------------------------------------ requests
+
+    def username(self):
+        return self.client.account.get()["username"]
+
+    def ongoing(self):
+        return self.client.games.get_ongoing()
+
+    def post(self, what, *args):
+        """Queue a post: what is a name of client.board/challenges ("make_move", "resign_game" ...)."""
+        self._posts.put((what, args))
+
+    def _poster(self):
+        while not self._stop.is_set():
+            try:
+                what, args = self._posts.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            group = self.client.challenges if what in ("accept", "decline") else self.client.board
+            for attempt in range(POST_RETRIES):
+                try:
+                    getattr(group, what)(*args)
+                    self.events.put(("li-posted", what, args))
+                    break
+                except berserk.exceptions.ResponseError as e:
+                    # Lichess said no (an illegal move, a game already over): retrying will not help.
+                    self.events.put(("li-refused", what, args, _why(e)))
+                    break
+                except Exception as e:  # noqa: BLE001 - the network: wait and try again
+                    self.events.put(("li-retry", what, args, _why(e)))
+                    if self._stop.wait(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)]):
+                        return
+            else:
+                self.events.put(("li-refused", what, args, "no network after %d tries" % POST_RETRIES))
+
+    def seek(self, minutes, inc, rated, color):
+        def run():
+            try:
+                self.client.board.seek(minutes, inc, rated=rated, color=color)
+                self.events.put(("li-seek-done", None))
+            except Exception as e:  # noqa: BLE001
+                self.events.put(("li-seek-done", _why(e)))
+
+        threading.Thread(target=run, name="lichess-seek", daemon=True).start()
+
+    # ------------------------------------------------------------------ streams
+
+    def watch_events(self):
+        threading.Thread(target=self._stream, args=("events", None, 0), name="lichess-events", daemon=True).start()
+
+    def watch_game(self, game_id):
+        """Stream this game (and stop streaming any other: one game stream at a time)."""
+        self.stop_game()
+        self._game_gen += 1
+        threading.Thread(target=self._stream, args=("game", game_id, self._game_gen),
+                         name="lichess-game", daemon=True).start()
+
+    def stop_game(self):
+        self._game_gen += 1
+        session, self._game_session = self._game_session, None
+        if session is not None:
+            session.close()
+
+    def _stream(self, kind, game_id, gen):
+        attempt = 0
+        while not self._stop.is_set() and (kind == "events" or gen == self._game_gen):
+            client = self._client(timeout=(5, self.stream_timeout))
+            if kind == "game":
+                self._game_session = client.board._r.session
+            finished = False
+            try:
+                if kind == "events":
+                    lines = client.board.stream_incoming_events()
+                else:
+                    lines = client.board.stream_game_state(game_id)
+                for ev in lines:
+                    if kind == "game" and gen != self._game_gen:
+                        return
+                    attempt = 0
+                    if kind == "game":
+                        state = ev.get("state", ev) if ev.get("type") == "gameFull" else ev
+                        if ev.get("type") in ("gameFull", "gameState"):
+                            finished = state.get("status") not in ("created", "started")
+                        self.events.put(("li-game", gen, ev))
+                    else:
+                        self.events.put(("li-event", ev))
+                if kind == "game" and finished:
+                    return  # the server closes a finished game's stream: nothing to resume
+                why = "the server closed it"
+            except berserk.exceptions.ResponseError as e:
+                if e.status_code in (401, 403):
+                    self.events.put(("li-auth", _why(e)))
+                    return
+                why = _why(e)
+            except Exception as e:  # noqa: BLE001 - a stall (read timeout), a dropped connection
+                why = _why(e)
+            if self._stop.is_set() or (kind == "game" and gen != self._game_gen):
+                return
+            self.events.put(("li-stream-down", kind, why))
+            self._stop.wait(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)])
+            attempt += 1
