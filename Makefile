@@ -11,6 +11,7 @@
 #   make sim-terminal       the board simulator in a terminal (SIM_ARGS="--mode casual", ...)
 #   make bench              tools/bench.py
 #   make schematic          rewrite hardware/schematic/ (KiCad netlists, ERC reports, pictures) from tools/schematic/
+#   make play               the PC companion: the board against Stockfish (PLAY_ARGS="lichess --seek 15+10", ...)
 #
 # Select portable test modules or functions with TESTS, pytest options with PYTEST_ARGS:
 #   make test-micropython TESTS="test_position test_debounce.test_bounce"
@@ -101,6 +102,15 @@ sim: $(NODE_STAMP)
 
 sim-terminal:
 	$(PYTHON) tools/sim_terminal.py $(SIM_ARGS)
+
+# The PC companion (README: Playing an engine or Lichess): pyserial, berserk and python-chess come
+# from requirements-dev.txt into .venv/. Default: a game against Stockfish on the board found on USB.
+PLAY_ARGS ?= engine
+
+.PHONY: play
+
+play: $(PY_STAMP)
+	$(VENV_BIN)/python tools/play.py $(PLAY_ARGS)
 
 # Headless Chromium (Debian's /usr/bin/chromium, or CHROMIUM=path) driven by Playwright. Without
 # a browser the test skips, except where CI=true: there it fails.

@@ -7,7 +7,7 @@
 import os
 import random
 import re
-import shutil
+import sys
 
 import chess
 import pytest
@@ -114,3 +114,39 @@ def test_a_whole_game_against_stockfish_with_a_wrong_move_a_takeback_and_a_hint(
         assert game.headers.get(tag) not in (None, "")
     assert game.headers["Black"].startswith("Stockfish") and game.headers["Result"] == result
     assert [m.uci() for m in game.mainline_moves()] == [m.uci() for m in board.move_stack]
+
+
+CRASHING_ENGINE = r'''
+import os, subprocess, sys, threading
+# Stockfish behind a pipe that dies at its second "go", once (the marker file remembers).
+marker = sys.argv[1]
+sf = subprocess.Popen([sys.argv[2]], stdin=subprocess.PIPE, stdout=sys.stdout, text=True, bufsize=1)
+gos = 0
+for line in sys.stdin:
+    if line.startswith("go"):
+        gos += 1
+        if gos == 2 and not os.path.exists(marker):
+            open(marker, "w").close()
+            sf.kill()
+            os._exit(3)
+    sf.stdin.write(line)
+    sf.stdin.flush()
+'''
+
+
+def test_an_engine_that_crashes_mid_game_is_started_again_and_the_game_goes_on(rig, tmp_path):
+    script = tmp_path / "crashing_engine.py"
+    script.write_text(CRASHING_ENGINE)
+    command = "%s %s %s %s" % (sys.executable, script, tmp_path / "crashed", STOCKFISH)
+    sim, comp = rig("--time", "0.02", "--engine", command)
+    comp.expect("the pieces on the board match the game")
+    board = chess.Board()
+    for uci in ("e2e4", "b1c3", "g1f3"):  # legal whatever Stockfish answers
+        move = chess.Move.from_uci(uci)
+        sim.play(board, move)
+        board.push(move)
+        if len(board.move_stack) == 3:
+            comp.expect(r"stopped \(.*\): starting it again, the game is kept")
+            comp.expect(r"is back and plays on")
+        engine_reply(comp, board, sim)
+    assert (tmp_path / "crashed").exists()

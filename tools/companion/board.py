@@ -120,7 +120,8 @@ class Port:
         except Exception as e:  # noqa: BLE001
             if not self.said_missing:
                 self.said_missing = True
-                self.queue.put(("board-missing", "cannot open %s: %s" % (device, e)))
+                why = "it is gone" if "No such file" in str(e) else str(e)
+                self.queue.put(("board-missing", "cannot open %s (%s): waiting for the board" % (device, why)))
             return False
         self.said_missing = False
         with self._lock:
@@ -142,7 +143,7 @@ class Port:
             try:
                 data = s.read(256)
             except Exception as e:  # noqa: BLE001 - unplugged: pyserial raises SerialException/OSError
-                self._lost("read failed: %s" % e)
+                self._lost("the port closed" if "disconnected" in str(e) else "read failed: %s" % e)
                 continue
             if not data:
                 continue
