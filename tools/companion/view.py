@@ -6,6 +6,7 @@ board's LEDs light in their own colours); into a pipe or a file it prints each m
 line, and the board only when asked (`show`), so a log reads as a story.
 """
 import os
+import shutil
 import sys
 import time
 
@@ -61,6 +62,9 @@ class View:
         ({square name: "move"|"fix"|"hint"}), leds_text, status, prompt."""
         self.lines = self.render(state)
         if self.screen:
+            width = shutil.get_terminal_size().columns
+            self.lines = [line if len(line) <= width or "\x1b" in line else line[:width - 1] + "\u2026"
+                          for line in self.lines]
             self.out.write("\x1b[H\x1b[2J" + "\n".join(self.lines) + "\n" + state.get("prompt", "> "))
             self.out.flush()
 
