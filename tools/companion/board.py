@@ -35,8 +35,10 @@ ANSWER_TIMEOUT_S = 2.0
 # How often a pulled cable is tried again.
 REOPEN_S = 0.5
 # Features asked for, in this order. undo_redo/undo_offer are the takebacks of the CPP README at
-# a0a7d8c6; `undo` is the older form some boards still speak; draw_reason lets `end` say why.
-FEATURES = ("msg", "resign", "draw_offer", "undo_redo", "undo_offer", "undo", "side", "draw_reason")
+# a0a7d8c6; `undo` is the older form some boards still speak; draw_reason lets `end` say why;
+# moved tells when a move lit on the board is made (without it the board's `status` is asked);
+# time passes the clocks on.
+FEATURES = ("msg", "resign", "draw_offer", "undo_redo", "undo_offer", "undo", "side", "draw_reason", "moved", "time")
 
 
 def find_port(port=None):
@@ -181,6 +183,7 @@ class Central:
         self.shown = None  # the opponent's move shown on the LEDs, not yet made
         self.hint = None  # a hint shown on the LEDs
         self.placement = None  # the pieces as the board last reported them while out of step
+        self.mode = None  # "strict" or "casual": set on the board (its own `mode` command) first
 
     # ------------------------------------------------------------------ the cable
 
@@ -191,7 +194,10 @@ class Central:
             self.synced = False
             self.features = set()
             self._asked = []
-            self._plan = [("feature", f) for f in FEATURES] + [("fen",)]
+            # The mode first: on a board whose `mode` command ends a CPP round (it changes the game),
+            # it must come before the round's features and begin.
+            self._plan = [("mode", self.mode)] if self.mode else []
+            self._plan += [("feature", f) for f in FEATURES] + [("fen",)]
             self.game.board_connected(arg)
             self._next()
         elif kind == "board-down":
@@ -237,6 +243,9 @@ class Central:
                 return
             if step[0] == "fen":
                 self._ask(step, "fen")
+                return
+            if step[0] == "mode":
+                self._ask(step, "mode " + step[1])
                 return
         if not self._plan and not self._asked and self.connected and not self.round:
             self.game.board_ready(self._board_fen)
@@ -313,6 +322,19 @@ class Central:
     def ask_status(self):
         return self._send("status")
 
+    def set_mode(self, mode):
+        """strict or casual on the board. The board may end the round for it: the loop begins again."""
+        self.mode = mode
+        if self.connected:
+            self.round = False
+            return self._send("mode " + mode)
+        return False
+
+    def clocks(self, white_ms, black_ms):
+        """The time left to each side (feature time), after begin or a move."""
+        if "time" in self.features and self.round and white_ms is not None and black_ms is not None:
+            self._send("time %d %d" % (max(0, white_ms), max(0, black_ms)))
+
     # ------------------------------------------------------------------ what the board says
 
     def line(self, text):
@@ -333,8 +355,12 @@ class Central:
             self._board_fen = rest
             self._next()
             return
+        if cmd == "mode" and self._asked and self._asked[0][0] == "mode":
+            self._asked.pop(0)
+            self._next()
+            return
         if cmd == "err":
-            if self._asked and self._asked[0][0] == "fen":
+            if self._asked and self._asked[0][0] in ("fen", "mode"):
                 self._asked.pop(0)
                 self._board_fen = None
                 self._next()
@@ -363,6 +389,8 @@ class Central:
                 self._asked.pop(0)  # a move instead of the kings' sign declines the offer
                 self.game.board_answers_draw(False)
             self.game.board_move(rest)
+        elif cmd == "moved":
+            self.game.board_made_shown()
         elif cmd == "undo":
             self.game.board_undo(rest)
         elif cmd == "undo_offer":

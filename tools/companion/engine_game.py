@@ -32,6 +32,8 @@ class EngineMatch(Match):
         self.play_after = None  # time.monotonic() when the engine may move again after a takeback
         self.hinting = None  # the position's ticket a hint was asked for
         self.engine_down = False
+        # Casual: takebacks on the board; strict: touch-move. Set on the board before each round.
+        self.central.mode = "casual" if casual else "strict"
 
     def started(self):
         try:
@@ -55,8 +57,6 @@ class EngineMatch(Match):
         self.engine.stop()
 
     def after_begin(self):
-        if self.casual:
-            self.port.write("mode casual")  # the board's own command: takebacks on the board
         self.maybe_think()
 
     # ------------------------------------------------------------------ the engine's turn
@@ -73,8 +73,7 @@ class EngineMatch(Match):
     def tick(self):
         super().tick()
         self.maybe_think()
-        if self.central.hint and self.game.turn == self.you and time.monotonic() - self._status_asked > 0.4:
-            self._status_asked = time.monotonic()
+        if self.central.hint and self.game.turn == self.you and self.poll_status():
             self.central.ask_status()  # is the hint made?
 
     def opponent_event(self, event):
@@ -110,14 +109,22 @@ class EngineMatch(Match):
         self.ticket += 1
         self.maybe_think()
 
+    def board_made_shown(self):
+        hint = self.central.hint
+        if hint and self.game.turn == self.you:
+            # The hint is made on the board (which took it as a lit move): the player's move.
+            self.central.hint = None
+            self._take_player_move(chess.Move.from_uci(hint))
+            return
+        super().board_made_shown()
+
     def board_status(self, fields):
         hint = self.central.hint
         if hint and fields.get("remote") == "-" and self.game.turn == self.you:
-            self.central.hint = None
             if fields.get("round") == "sync":
-                # The hint is made on the board (which took it as a shown move): the player's move.
-                self._take_player_move(chess.Move.from_uci(hint))
+                self.board_made_shown()
             else:
+                self.central.hint = None
                 # Another move was made instead: the board is putting the hint's position up;
                 # take the hint back so the LEDs guide the pieces to the real one.
                 self.central.withdraw(hint, self.game.fen())
@@ -197,7 +204,8 @@ class EngineMatch(Match):
             return True
         if cmd == "mode" and args and args[0] in ("strict", "casual"):
             self.casual = args[0] == "casual"
-            self.port.write("mode " + args[0])
+            if self.central.set_mode(args[0]):
+                self.rebegin(self.central.shown is not None)
             self.say("mode %s: %s" % (args[0], "takebacks allowed" if self.casual else "touch-move, no takebacks"))
             return True
         return False

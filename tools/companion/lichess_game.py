@@ -208,6 +208,7 @@ class LichessMatch(Match):
             extra = theirs[len(ours):]
             if theirs[:len(ours)] == ours and len(extra) == 1 and self.game.turn != self.you:
                 self.lichess_move(extra[0])
+                self.central.clocks(*self.clocks)
             elif ours[:len(theirs)] == theirs and self.sent and len(ours) - len(theirs) == 1:
                 pass  # our move is on its way
             else:
@@ -280,6 +281,9 @@ class LichessMatch(Match):
         if not self.full_seen:
             return  # no game yet: the board waits for one
         super().board_ready(board_fen)
+
+    def after_begin(self):
+        self.central.clocks(*self.clocks)
 
     def player_moved(self, move):
         self.sent = move.uci()

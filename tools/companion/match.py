@@ -120,9 +120,16 @@ class Match:
         pass
 
     def tick(self):
-        if self.waiting_end and self.central.shown and time.monotonic() - self._status_asked > 0.5:
-            self._status_asked = time.monotonic()
+        if self.waiting_end and self.central.shown and self.poll_status():
             self.central.ask_status()
+
+    def poll_status(self):
+        """Whether to ask the board's status now, to learn that a lit move is made: only for a
+        board without feature moved, twice a second."""
+        if "moved" in self.central.features or time.monotonic() - self._status_asked < 0.5:
+            return False
+        self._status_asked = time.monotonic()
+        return True
 
     def opponent_event(self, event):
         pass
@@ -170,8 +177,13 @@ class Match:
 
     def board_status(self, fields):
         if self.waiting_end and fields.get("remote") == "-":
+            self.board_made_shown()
+
+    def board_made_shown(self):
+        """The move lit on the board is made (feature moved, or the board's status says so)."""
+        self.central.shown = None
+        if self.waiting_end:
             reason, self.waiting_end = self.waiting_end, None
-            self.central.shown = None
             self.central.end(reason)
 
     def board_ready(self, board_fen):
@@ -184,19 +196,23 @@ class Match:
             self._take_player_move(extra)
             self.after_begin()
             return
-        if self._shown_not_made(board_fen):
-            # The opponent's last move was lit but not yet made when the cable went: light it again.
+        self.rebegin(self._shown_not_made(board_fen))
+        if self.over:
+            self.central.end(self.over_reason_cpp or "undefined")
+        self.after_begin()
+
+    over_reason_cpp = None
+
+    def rebegin(self, light_last=False):
+        """Begin the round at the game's position; with light_last, at the one before the
+        opponent's last move, which is then lit again (it was not made on the board yet)."""
+        if light_last:
             last = self.game.pop()
             self.central.begin(self.game.fen())
             self.game.push(last)
             self.central.move(last.uci())
         else:
             self.central.begin(self.game.fen())
-        if self.over:
-            self.central.end(self.over_reason_cpp or "undefined")
-        self.after_begin()
-
-    over_reason_cpp = None
 
     def after_begin(self):
         pass
