@@ -131,6 +131,9 @@ for line in sys.stdin:
             os._exit(3)
     sf.stdin.write(line)
     sf.stdin.flush()
+    if line.strip() == "quit":
+        sf.wait()
+        break
 '''
 
 

@@ -143,7 +143,11 @@ class Port:
                     self._stop.wait(REOPEN_S)
                 continue
             try:
-                data = s.read(256)
+                # One byte (waiting up to the timeout), then whatever else has come: a line is
+                # handed on as soon as it is complete, not when 256 bytes or the timeout are up.
+                data = s.read(1)
+                if data and s.in_waiting:
+                    data += s.read(s.in_waiting)
             except Exception as e:  # noqa: BLE001 - unplugged: pyserial raises SerialException/OSError
                 self._lost("the port closed" if "disconnected" in str(e) else "read failed: %s" % e)
                 continue

@@ -40,7 +40,7 @@ class EngineMatch(Match):
             name = self.engine.start()
         except Exception as e:  # noqa: BLE001 - an engine that cannot start: say so, exit
             self.say("cannot start the engine %s: %s" % (" ".join(self.engine.command), e))
-            self.done = True
+            self.done = self.failed = True
             return
         self.opponent = name
         strength = "Elo %d" % self.engine.elo if self.engine.elo else (

@@ -64,7 +64,7 @@ class LichessMatch(Match):
             self.me = self.lichess.username()
         except Exception as e:  # noqa: BLE001
             self.say("Lichess does not let this token in (%s): check it has the board:play scope" % api._why(e))
-            self.done = True
+            self.done = self.failed = True
             return
         self.say("signed in to %s as %s" % (self.lichess.server, self.me))
         self.lichess.watch_events()

@@ -49,6 +49,7 @@ class Match:
         self.over = None  # (result, reason words) once the game ended
         self.saved = False
         self.done = False
+        self.failed = False  # ended for a reason the exit status tells (an engine that cannot start ...)
         self.promotion = "q"
         self.tags = {}
         self.in_step = False
@@ -87,7 +88,7 @@ class Match:
             self.say("interrupted")
         finally:
             self.finish_session()
-        return 0
+        return 1 if self.failed else 0
 
     def _read_keys(self):
         for line in self.stdin:
@@ -108,6 +109,8 @@ class Match:
 
     def finish_session(self):
         self.save()
+        if self.central.round and self.board_up:
+            self.central.end("undefined")  # the board goes back to its own two-player game
         self.stopped()
         self.port.stop()
 
