@@ -153,3 +153,31 @@ def test_an_engine_that_crashes_mid_game_is_started_again_and_the_game_goes_on(r
             comp.expect(r"is back and plays on")
         engine_reply(comp, board, sim)
     assert (tmp_path / "crashed").exists()
+
+
+def test_a_companion_killed_mid_game_continues_the_game_the_board_kept(rig, tmp_path):
+    sim, comp = rig("--time", "0.02")
+    comp.expect("the pieces on the board match the game")
+    board = chess.Board()
+    for uci in ("e2e4", "b1c3"):
+        sim.play(board, chess.Move.from_uci(uci))
+        board.push_uci(uci)
+        engine_reply(comp, board, sim)
+    comp.proc.kill()  # no goodbye: as a crash or a closed window
+    comp.proc.wait()
+    again = Companion("engine", "--port", str(tmp_path / "board"), "--pgn", str(tmp_path / "games.pgn"),
+                      "--time", "0.02")
+    try:
+        again.expect(r"continuing the game on the board \(4 moves\)")
+        again.expect("the pieces on the board match the game")
+        sim.play(board, chess.Move.from_uci("g1f3"))
+        board.push_uci("g1f3")
+        engine_reply(again, board, sim)
+        again.send("quit")
+        again.proc.wait(10)
+    finally:
+        again.stop()
+        print(dump(again))
+    (game,) = read_pgn(str(tmp_path / "games.pgn"))
+    assert [m.uci() for m in game.mainline_moves()] == [m.uci() for m in board.move_stack]
+    assert game.headers["Result"] == "*"

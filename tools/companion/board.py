@@ -156,11 +156,11 @@ class Port:
             buf += data
             while b"\n" in buf:
                 raw, buf = buf.split(b"\n", 1)
+                # Blank lines too: a `pgn N` answer counts the one between its tags and moves.
                 text = raw.decode("ascii", "replace").strip("\r").strip()
-                if text:
-                    if self.trace:
-                        self.trace("from board: " + text)
-                    self.queue.put(("board-line", text))
+                if self.trace:
+                    self.trace("from board: " + text)
+                self.queue.put(("board-line", text))
 
 
 class Central:
@@ -183,6 +183,9 @@ class Central:
         self._asked_at = 0.0
         self._plan = []  # the handshake still to do after (re)connection
         self._board_fen = None  # the board's own game on connection (`fen`)
+        self.want_record = False  # ask for the board's game record too (`pgn`), to continue it
+        self.board_pgn = None  # ... its text
+        self._pgn_lines = None  # lines of a `pgn N` answer still to come: [count, lines]
         self._begun_fen = None
         self.shown = None  # the opponent's move shown on the LEDs, not yet made
         self.hint = None  # a hint shown on the LEDs
@@ -202,6 +205,8 @@ class Central:
             # it must come before the round's features and begin.
             self._plan = [("mode", self.mode)] if self.mode else []
             self._plan += [("feature", f) for f in FEATURES] + [("fen",)]
+            if self.want_record:
+                self._plan.append(("pgn",))
             self.game.board_connected(arg)
             self._next()
         elif kind == "board-down":
@@ -221,6 +226,7 @@ class Central:
             what = self._asked.pop(0)
             if what[0] == "fen":
                 self._board_fen = None
+            self._pgn_lines = None
             self.game.board_message(
                 "the board did not answer %s (is it running the firmware? Ctrl-D at its REPL restarts it)"
                 % " ".join(what))
@@ -245,8 +251,8 @@ class Central:
                     continue  # the newer takebacks won: no need for the old ones
                 self._ask(step, "feature " + name)
                 return
-            if step[0] == "fen":
-                self._ask(step, "fen")
+            if step[0] in ("fen", "pgn"):
+                self._ask(step, step[0])
                 return
             if step[0] == "mode":
                 self._ask(step, "mode " + step[1])
@@ -342,7 +348,18 @@ class Central:
     # ------------------------------------------------------------------ what the board says
 
     def line(self, text):
+        if self._pgn_lines is not None:
+            # Inside the board's `pgn N` answer: N lines of its game record, blank ones included.
+            self._pgn_lines[1].append(text)
+            if len(self._pgn_lines[1]) >= self._pgn_lines[0]:
+                self.board_pgn = "\n".join(self._pgn_lines[1])
+                self._pgn_lines = None
+                self._asked.pop(0)
+                self._next()
+            return
         words = text.split()
+        if not words:
+            return
         cmd = words[0]
         rest = text[len(cmd):].strip()
         if cmd in ("ok", "nok"):
@@ -359,12 +376,23 @@ class Central:
             self._board_fen = rest
             self._next()
             return
+        if cmd == "pgn" and self._asked and self._asked[0][0] == "pgn":
+            try:
+                count = int(rest)
+            except ValueError:
+                count = 0
+            if count <= 0:
+                self._asked.pop(0)
+                self._next()
+            else:
+                self._pgn_lines = [count, []]
+            return
         if cmd == "mode" and self._asked and self._asked[0][0] == "mode":
             self._asked.pop(0)
             self._next()
             return
         if cmd == "err":
-            if self._asked and self._asked[0][0] in ("fen", "mode"):
+            if self._asked and self._asked[0][0] in ("fen", "mode", "pgn"):
                 self._asked.pop(0)
                 self._board_fen = None
                 self._next()

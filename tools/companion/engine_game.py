@@ -20,10 +20,11 @@ class EngineMatch(Match):
         "hint off": "put the hint's lights out",
         "takeback": "take your last move back (casual mode: or restore the position on the board)",
         "mode strict|casual": "the board's mode: casual allows takebacks",
+        "new": "a new game (the one on the board is saved as it stands)",
     }
 
-    def __init__(self, port, engine, casual=True, takeback_pause=TAKEBACK_PAUSE_S, **kw):
-        super().__init__(port, **kw)
+    def __init__(self, port, engine, casual=True, takeback_pause=TAKEBACK_PAUSE_S, fen=None, **kw):
+        super().__init__(port, fen=fen, **kw)
         self.engine = engine
         self.casual = casual
         self.takeback_pause = takeback_pause
@@ -34,6 +35,10 @@ class EngineMatch(Match):
         self.engine_down = False
         # Casual: takebacks on the board; strict: touch-move. Set on the board before each round.
         self.central.mode = "casual" if casual else "strict"
+        # A game in progress on the board (the companion was closed or crashed mid-game) is
+        # continued, with its record: the board keeps it (`pgn`). `new` starts another.
+        self.central.want_record = fen is None
+        self.continued = False
 
     def started(self):
         try:
@@ -55,6 +60,48 @@ class EngineMatch(Match):
 
     def stopped(self):
         self.engine.stop()
+
+    def board_ready(self, board_fen):
+        if self.central.want_record:
+            self.central.want_record = False  # the first connection only
+            game = self._board_game(self.central.board_pgn)
+            if game is not None and not self.game.move_stack:
+                self.game = game
+                self.continued = True
+                self.say("continuing the game on the board (%d moves); type new for a new game" % len(game.move_stack))
+        super().board_ready(board_fen)
+
+    def _board_game(self, text):
+        """The board's game record as a chess.Board, when it is a game in progress."""
+        if not text:
+            return None
+        import io
+
+        import chess.pgn
+
+        try:
+            record = chess.pgn.read_game(io.StringIO(text))
+        except (ValueError, KeyError):
+            return None
+        if record is None or record.errors:
+            return None
+        board = record.end().board()
+        if not board.move_stack or board.is_game_over(claim_draw=False) or record.headers.get("Result", "*") != "*":
+            return None
+        return board
+
+    def new_game(self):
+        self.save()
+        self.game = chess.Board()
+        self.over = None
+        self.saved = False
+        self.ticket += 1
+        self.thinking = False
+        self.central.hint = None
+        self.say("a new game: set up the start position (the LEDs guide the pieces)")
+        if self.board_up:
+            self.central.begin(self.game.fen())
+            self.after_begin()
 
     def after_begin(self):
         self.maybe_think()
@@ -189,6 +236,9 @@ class EngineMatch(Match):
                 return True
             self.engine.think(self.game, self.ticket, hint=True)
             self.say("asking %s for a hint" % self.opponent)
+            return True
+        if cmd == "new":
+            self.new_game()
             return True
         if cmd == "takeback":
             if not self.game.move_stack:
