@@ -8,6 +8,7 @@ import os
 import random
 import re
 import sys
+import time
 
 import chess
 import pytest
@@ -61,6 +62,15 @@ def test_a_whole_game_against_stockfish_with_a_wrong_move_a_takeback_and_a_hint(
     board.push_uci("e2e4")
     comp.expect(r"you play e4")
     uci = comp.expect(PLAYS).group(1)
+    # The engine's move is lit on the board (from and to) until it is made.
+    for attempt in range(20):  # (the line may still be on its way to the board)
+        sim.send("show")
+        lit = sim.expect(r"^leds: ").string
+        if re.search(r"\b%s:\S+" % uci[:2], lit) and re.search(r"\b%s:\S+" % uci[2:4], lit):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the engine's move %s is not lit: %s" % (uci, lit))
     wrong = next(m for m in board.legal_moves if m.uci() != uci and not board.is_capture(m) and not board.is_castling(m))
     sim.play(board, wrong)  # the hands play some other black move
     comp.expect(r"board: .*(played|not)")  # the board (or the companion) refuses it

@@ -82,6 +82,8 @@ def test_a_seek_game_with_stalls_drops_an_unplugged_board_and_a_resignation(rig,
 
     white(WHITE[0])
     black()
+    comp.send("show")  # the view, clocks included (a pipe gets it on request)
+    comp.expect(r"Opponent\s+10:00")
     server.chat("good luck!")
     comp.expect(r"chat Opponent: good luck!")
     server.gone(True, 10)
@@ -180,6 +182,19 @@ def test_a_challenge_accepted_and_a_game_in_progress_resumed(rig, tmp_path):
     games = read_pgn(str(tmp_path / "games.pgn"))
     assert [g.headers["Result"] for g in games] == ["*", "0-1"]
     assert [m.uci() for m in games[-1].mainline_moves()] == ["e2e4", "e7e5"]
+
+
+def test_a_game_named_by_id_aborted_from_the_keyboard(rig, tmp_path):
+    server, start = rig
+    server.add_game("abcd1234", True, ["e7e5"])
+    sim, comp = start("--game", "abcd1234")
+    comp.expect(r"you play White")
+    comp.expect("the pieces on the board match the game")
+    comp.send("abort")
+    comp.expect(r"game over: \* \(aborted\)")
+    comp.expect(r"game saved")
+    (game,) = read_pgn(str(tmp_path / "games.pgn"))
+    assert game.headers["Result"] == "*" and game.headers["Site"].endswith("/abcd1234")
 
 
 def test_a_seek_faster_than_rapid_is_refused_with_the_reason(tmp_path):
