@@ -14,7 +14,7 @@ import chess
 
 from . import pgn
 from .board import Central, misplaced
-from .view import View
+from .view import View, clock_text
 
 TICK_S = 0.2
 # Promotion pieces by letter, for the `promote` command (the piece the next promotion becomes).
@@ -59,6 +59,7 @@ class Match:
         self.waiting_end = None  # the CPP end reason to send once the last shown move is made
         self._status_asked = 0.0
         self._dirty = True
+        self._clocks_shown = None
 
     # ------------------------------------------------------------------ running
 
@@ -81,9 +82,16 @@ class Match:
                     self.dispatch(event)
                 self.central.tick()
                 self.tick()
-                if self._dirty or (self.view.screen and self.clock_running()):
+                state = None
+                if self.view.screen and self.clock_running():
+                    state = self.state()
+                    shown = (clock_text(state["wtime"]), clock_text(state["btime"]))
+                    if shown != self._clocks_shown:  # redrawn when a clock's figure changes
+                        self._clocks_shown = shown
+                        self._dirty = True
+                if self._dirty:
                     self._dirty = False
-                    self.view.draw(self.state())
+                    self.view.draw(state or self.state())
         except KeyboardInterrupt:
             self.say("interrupted")
         finally:

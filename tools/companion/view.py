@@ -65,7 +65,9 @@ class View:
             width = shutil.get_terminal_size().columns
             self.lines = [line if len(line) <= width or "\x1b" in line else line[:width - 1] + "\u2026"
                           for line in self.lines]
-            self.out.write("\x1b[H\x1b[2J" + "\n".join(self.lines) + "\n" + state.get("prompt", "> "))
+            # Home, each line over the old one (cleared to its end), the rest cleared: no flicker.
+            self.out.write("\x1b[H" + "".join(line + "\x1b[K\n" for line in self.lines) + "\x1b[J"
+                           + state.get("prompt", "> "))
             self.out.flush()
 
     def show(self, state):
