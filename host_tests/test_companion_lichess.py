@@ -197,6 +197,19 @@ def test_a_game_named_by_id_aborted_from_the_keyboard(rig, tmp_path):
     assert game.headers["Result"] == "*" and game.headers["Site"].endswith("/abcd1234")
 
 
+def test_a_draw_offered_by_the_opponent_accepted_with_the_kings_sign(rig, tmp_path):
+    server, start = rig
+    server.add_game("draw0001", True, [])
+    sim, comp = start("--game", "draw0001")
+    comp.expect("the pieces on the board match the game")
+    server.offer_draw()
+    comp.expect(r"Opponent offers a draw")
+    sim.send("lift e1; place d4; lift e8; place d5")  # one king on d4 or e5, the other on d5 or e4
+    comp.expect(r"you accept the draw")
+    comp.expect(r"game over: 1/2-1/2")
+    assert ("POST", "/api/board/game/draw0001/draw/yes") in server.requests
+
+
 def test_a_seek_faster_than_rapid_is_refused_with_the_reason(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN)
