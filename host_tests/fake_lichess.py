@@ -242,10 +242,6 @@ class FakeLichess:
         parts = path.strip("/").split("/")
         if method == "GET" and path == "/api/account":
             return self._reply(h, 200, {"id": self.me.lower(), "username": self.me})
-        if method == "GET" and path == "/api/account/playing":
-            with self.lock:
-                now = [{"gameId": g.id, "fullId": g.id + "xxxx"} for g in self.games.values() if not g.over()]
-            return self._reply(h, 200, {"nowPlaying": now})
         if method == "GET" and path == "/api/stream/event":
             q = queue.Queue()
             with self.lock:

@@ -71,7 +71,7 @@ class TimeoutSession(berserk.TokenSession):
         return super().request(method, url, **kw)
 
 
-def _why(e):
+def why(e):
     if isinstance(e, berserk.exceptions.ResponseError):
         return "HTTP %s %s" % (e.status_code, e.reason or "")
     text = str(e)
@@ -106,9 +106,6 @@ class Lichess:
     def username(self):
         return self.client.account.get()["username"]
 
-    def ongoing(self):
-        return self.client.games.get_ongoing()
-
     def post(self, what, *args):
         """Queue a post: what is a name of client.board/challenges ("make_move", "resign_game" ...)."""
         self._posts.put((what, args))
@@ -127,10 +124,10 @@ class Lichess:
                     break
                 except berserk.exceptions.ResponseError as e:
                     # Lichess said no (an illegal move, a game already over): retrying will not help.
-                    self.events.put(("li-refused", what, args, _why(e)))
+                    self.events.put(("li-refused", what, args, why(e)))
                     break
                 except Exception as e:  # noqa: BLE001 - the network: wait and try again
-                    self.events.put(("li-retry", what, args, _why(e)))
+                    self.events.put(("li-retry", what, args, why(e)))
                     if self._stop.wait(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)]):
                         return
             else:
@@ -142,7 +139,7 @@ class Lichess:
                 self.client.board.seek(minutes, inc, rated=rated, color=color)
                 self.events.put(("li-seek-done", None))
             except Exception as e:  # noqa: BLE001
-                self.events.put(("li-seek-done", _why(e)))
+                self.events.put(("li-seek-done", why(e)))
 
         threading.Thread(target=run, name="lichess-seek", daemon=True).start()
 
@@ -152,11 +149,13 @@ class Lichess:
         threading.Thread(target=self._stream, args=("events", None, 0), name="lichess-events", daemon=True).start()
 
     def watch_game(self, game_id):
-        """Stream this game (and stop streaming any other: one game stream at a time)."""
+        """Stream this game (and stop streaming any other: one game stream at a time); returns
+        the stream's generation number, which its ("li-game", gen, event) events carry."""
         self.stop_game()
         self._game_gen += 1
         threading.Thread(target=self._stream, args=("game", game_id, self._game_gen),
                          name="lichess-game", daemon=True).start()
+        return self._game_gen  # the events of this stream carry it; older streams' are stale
 
     def stop_game(self):
         self._game_gen += 1
@@ -192,11 +191,11 @@ class Lichess:
                 why = "the server closed it"
             except berserk.exceptions.ResponseError as e:
                 if e.status_code in (401, 403):
-                    self.events.put(("li-auth", _why(e)))
+                    self.events.put(("li-auth", why(e)))
                     return
-                why = _why(e)
+                why = why(e)
             except Exception as e:  # noqa: BLE001 - a stall (read timeout), a dropped connection
-                why = _why(e)
+                why = why(e)
             if self._stop.is_set() or (kind == "game" and gen != self._game_gen):
                 return
             self.events.put(("li-stream-down", kind, why))

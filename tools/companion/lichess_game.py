@@ -56,6 +56,7 @@ class LichessMatch(Match):
         self.draw_to_board = False  # the opponent's offer shown to the player
         self.sent = None  # our move posted, not yet in a gameState
         self.synced_once = False
+        self.full_seen = False  # a gameFull came: the game is known, the board can begin
 
     # ------------------------------------------------------------------ start and stop
 
@@ -63,7 +64,7 @@ class LichessMatch(Match):
         try:
             self.me = self.lichess.username()
         except Exception as e:  # noqa: BLE001
-            self.say("Lichess does not let this token in (%s): check it has the board:play scope" % api._why(e))
+            self.say("Lichess does not let this token in (%s): check it has the board:play scope" % api.why(e))
             self.done = self.failed = True
             return
         self.say("signed in to %s as %s" % (self.lichess.server, self.me))
@@ -89,8 +90,7 @@ class LichessMatch(Match):
         self.game_id = game_id
         self.gen = None
         self.say("playing game %s/%s" % (self.lichess.server, game_id))
-        self.lichess.watch_game(game_id)
-        self.gen = self.lichess._game_gen
+        self.gen = self.lichess.watch_game(game_id)
 
     # ------------------------------------------------------------------ what Lichess says
 
@@ -196,8 +196,6 @@ class LichessMatch(Match):
         else:
             self.say("back in step with Lichess")
         self.full_seen = True
-
-    full_seen = False
 
     def state_changed(self, st):
         self.clocks = (millis(st.get("wtime")), millis(st.get("btime")))
