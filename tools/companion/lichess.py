@@ -188,16 +188,16 @@ class Lichess:
                         self.events.put(("li-event", ev))
                 if kind == "game" and finished:
                     return  # the server closes a finished game's stream: nothing to resume
-                why = "the server closed it"
+                reason = "the server closed it"
             except berserk.exceptions.ResponseError as e:
                 if e.status_code in (401, 403):
                     self.events.put(("li-auth", why(e)))
                     return
-                why = why(e)
+                reason = why(e)
             except Exception as e:  # noqa: BLE001 - a stall (read timeout), a dropped connection
-                why = why(e)
+                reason = why(e)
             if self._stop.is_set() or (kind == "game" and gen != self._game_gen):
                 return
-            self.events.put(("li-stream-down", kind, why))
+            self.events.put(("li-stream-down", kind, reason))
             self._stop.wait(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)])
             attempt += 1
