@@ -146,14 +146,14 @@ class Lichess:
     # ------------------------------------------------------------------ streams
 
     def watch_events(self):
-        threading.Thread(target=self._stream, args=("events", None, 0), name="lichess-events", daemon=True).start()
+        threading.Thread(target=self._guarded, args=("events", None, 0), name="lichess-events", daemon=True).start()
 
     def watch_game(self, game_id):
         """Stream this game (and stop streaming any other: one game stream at a time); returns
         the stream's generation number, which its ("li-game", gen, event) events carry."""
         self.stop_game()
         self._game_gen += 1
-        threading.Thread(target=self._stream, args=("game", game_id, self._game_gen),
+        threading.Thread(target=self._guarded, args=("game", game_id, self._game_gen),
                          name="lichess-game", daemon=True).start()
         return self._game_gen  # the events of this stream carry it; older streams' are stale
 
@@ -162,6 +162,18 @@ class Lichess:
         session, self._game_session = self._game_session, None
         if session is not None:
             session.close()
+
+    def _guarded(self, kind, game_id, gen):
+        """A stream's thread: a bug in it is reported and the stream opened again, never a
+        silent end (the game would go on without its moves)."""
+        while not self._stop.is_set():
+            try:
+                self._stream(kind, game_id, gen)
+                return
+            except Exception as e:  # noqa: BLE001
+                self.events.put(("li-stream-down", kind, "internal error %s: %s" % (type(e).__name__, e)))
+                if self._stop.wait(RECONNECT_S[-1]):
+                    return
 
     def _stream(self, kind, game_id, gen):
         attempt = 0
