@@ -9,6 +9,7 @@ stands, and the board is brought back to it with `begin` once it is back.
 import queue
 import threading
 import time
+import traceback
 
 import chess
 
@@ -78,10 +79,14 @@ class Match:
                     event = self.events.get(timeout=TICK_S)
                 except queue.Empty:
                     event = None
-                if event is not None:
-                    self.dispatch(event)
-                self.central.tick()
-                self.tick()
+                try:
+                    if event is not None:
+                        self.dispatch(event)
+                    self.central.tick()
+                    self.tick()
+                except Exception as e:  # noqa: BLE001 - a bug must not end the game: say it, go on
+                    traceback.print_exc()
+                    self.say("internal error (%s: %s): the game goes on" % (type(e).__name__, e))
                 state = None
                 if self.view.screen and self.clock_running():
                     state = self.state()
