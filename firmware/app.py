@@ -33,6 +33,9 @@ class App:
         self.referee.configure(settings)
         self.display = Display()
         self.frame = self.display.frame
+        # LEDs a PC program drives (ChessLink's L command), shown instead of the board's own frame
+        # until it lets go; the referee and display keep working underneath.
+        self.host_frame = None
         self.listeners = []  # callables(event) told of every referee event (the USB link)
         self.faults = []  # squares the hardware checks flag
         self._version = -1
@@ -117,7 +120,7 @@ class App:
         if ref.version != self._version:
             self._version = ref.version
             self.display.render(ref, self.faults)
-        self.leds.show(self.frame, now)
+        self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)
 
     def redraw(self):
         """Something outside the referee changed (a PC move to show, a fault): redraw next step."""

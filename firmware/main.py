@@ -136,8 +136,11 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
         if problem:
             said.append(problem)
     machine, neopixel = pico.modules(settings, machine, neopixel)
+    write_bytes = None
     if write is None:
         write = sys.stdout.write
+        # ChessLink with parity sends bytes above 127: raw, past the text layer.
+        write_bytes = getattr(sys.stdout, "buffer", sys.stdout).write
     # LEDs before the matrix: the rp2 SPI driver claims a MISO pin even when none is wired
     # (GPIO 8 for SPI1), and the column pins set up afterwards take theirs back.
     leds = pico.make_leds(settings, machine, neopixel, said.append)
@@ -151,7 +154,7 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
         said.append(problem)
     store = GameStore(settings.save_path, fs) if settings.save_path else None
     app = App(settings, matrix, leds, store)
-    link = Link(app, write)
+    link = Link(app, write, write_bytes)
     app.console = link.info
     app.row_drive_ma = row_drive_ma  # for the selftest's report
     status_led = pico.make_status_led(settings, machine)

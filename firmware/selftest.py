@@ -317,20 +317,20 @@ def command(link, rest):
 
     if word in ("skip", "stop"):
         if test is None:
-            link._err("selftest is not running")
+            link.err("selftest is not running")
         elif word == "skip":
             test.skip(link.now)
         else:
             test.stop(link.now)
         return
     if test is not None:
-        link._err("selftest is already running ('selftest stop' ends it)")
+        link.err("selftest is already running ('selftest stop' ends it)")
         return
     if word and word not in ("scan", "leds", "squares"):
-        link._err("selftest takes scan, leds, squares, skip or stop")
+        link.err("selftest takes scan, leds, squares, skip or stop")
         return
-    if link.round:
-        link._err("selftest: not during a CPP round (send end first)")
+    if link.cpp is not None and link.cpp.round:
+        link.err("selftest: not during a CPP round (send end first)")
         return
     ticks_us, ticks_diff = _clock()
     parts = (word,) if word else ("scan", "leds", "squares")

@@ -1,8 +1,10 @@
-# Tests of firmware/link.py: the USB line protocol (CPP + the board's own commands) on an App built on fakes.
+# Tests of firmware/link/: framing, the choice of dialect and the board's own commands, on an App
+# built on fakes (CPP: test_cpp.py; ChessLink: test_chesslink.py; both use the Rig below).
 #
 # Each test is a transcript: what the PC sends, what the hands do on the virtual reed matrix, and
 # the lines the board must answer with. The clock advances in 5 ms scans, as on the Pico.
 import config
+import pytest
 from app import App
 from core.position import STARTING_FEN, parse_square
 from core import signals as S
@@ -31,7 +33,7 @@ class Rig:
         self.leds = TextLeds()
         self.app = App(settings, scanner, self.leds, self.store)
         self.out = []
-        self.link = Link(self.app, self.out.append)
+        self.link = Link(self.app, self.out.append, lambda data: self.out.append(bytes(data)))
         self.app.console = self.link.info
         self.t = 0
         self.app.start(0)
@@ -79,7 +81,7 @@ class Rig:
         self.link.feed(text)
 
     def lines(self):
-        text = "".join(self.out)
+        text = "".join(x if isinstance(x, str) else x.decode("latin-1") for x in self.out)
         del self.out[:]
         assert text == "" or text.endswith("\n")
         return text.splitlines()
@@ -210,7 +212,7 @@ def test_unknown_commands_and_malformed_lines_change_nothing():
             assert got[0] == reply
     assert rig.game.fen() == fen
     assert rig.flash.ops == saves  # nothing was saved: nothing changed
-    assert not rig.link.round
+    assert not rig.link.cpp.round
 
 
 def test_non_ascii_control_and_overlong_lines_get_one_error_each():
@@ -249,7 +251,10 @@ def test_an_exception_in_a_command_is_an_error_line(monkeypatch):
     def broken(self, rest):
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(__import__("link")._COMMANDS, "fen", broken)
+    import link.board
+
+    rows = tuple((row[0], broken, row[2], row[3]) if row[0] == "fen" else row for row in link.board.COMMANDS)
+    monkeypatch.setattr(link.board, "COMMANDS", rows)
     assert rig.ask("fen") == ["err internal error: RuntimeError('boom')"]
     assert rig.ask("mode") == ["mode strict"]  # and the link carries on
 
@@ -280,7 +285,7 @@ def run_script(chunks):
 def test_input_split_at_every_byte_boundary_gives_the_same_answers():
     whole, mode = run_script([SCRIPT])
     assert mode == "casual"
-    assert whole[:3] == ["ok", "nok", whole[2]] and whole[2].startswith("status ")
+    assert whole[:3] == ["ok", "ok", whole[2]] and whole[2].startswith("status ")
     assert "err non-ASCII byte 0xff: line ignored" in whole
     assert "err line longer than 128 bytes: line ignored" in whole
     assert whole[-1] == "state " + START_PLACEMENT
@@ -295,8 +300,19 @@ def test_input_split_at_every_byte_boundary_gives_the_same_answers():
 # ---------------------------------------------------------------------- the live stream
 
 
+def test_the_board_says_nothing_until_the_pc_speaks():
+    rig = Rig()
+    rig.link.info("chessboard ready; type help for the commands")
+    rig.play("e2e4")
+    assert rig.lines() == []  # a CPP app opening the port must not read this as an answer
+    assert rig.ask("fen") == ["msg chessboard ready; type help for the commands", "fen " + rig.game.fen()]
+    rig.play("e7e5")
+    assert rig.lines() == ["move e7e5"]  # a board command chose the board's dialect: events stream
+
+
 def test_outside_a_round_the_board_streams_its_events():
     rig = Rig(mode="casual")  # in strict mode the d-pawn, held that long, would have to move
+    rig.ask("status")  # the board's own dialect
     rig.play("e2e4")
     assert rig.lines() == ["move e2e4"]
     rig.lift("d7")
@@ -311,362 +327,46 @@ def test_outside_a_round_the_board_streams_its_events():
 
 def test_console_messages_become_msg_lines():
     rig = Rig()
+    rig.ask("mode")
     rig.link.info("hello \u00e9")
     assert rig.lines() == ["msg hello ?"]
 
 
-# ---------------------------------------------------------------------- CPP
+# ---------------------------------------------------------------------- dialects
 
 
-def test_feature_and_variant_negotiation():
+def test_a_cpp_command_makes_the_board_quiet_outside_a_round():
     rig = Rig()
-    for name in ("msg", "last_move", "check", "side", "resign", "draw_offer", "get_state", "undo", "time", "score"):
-        expected = "nok" if name in ("last_move", "time", "score") else "ok"
-        assert rig.ask("feature " + name) == [expected], name
-    assert rig.link.features == ["msg", "check", "side", "resign", "draw_offer", "get_state", "undo"]
-    assert rig.ask("variant standard") == ["ok"]
-    assert rig.ask("variant chess_960") == ["nok"]
-    assert rig.ask("set_variant standard") == ["ok"]
-    assert rig.ask("side w") == [] and rig.link.side == "w"
-    assert rig.ask("check e1") == []
-    assert rig.ask("msg Hello peripheral") == []
-    assert rig.ask("err something on the app") == []
-    assert rig.ask("get_state") == ["state " + START_PLACEMENT]
-
-
-def test_full_cpp_session():
-    # The board as the CPP README's example finds it: the a-pawn on a3 instead of a2.
-    start = [sq for sq in list(range(16)) + list(range(48, 64)) if sq != parse_square("a2")]
-    rig = Rig(occupied=start + [parse_square("a3")])
-    rig.lines()
-    assert rig.ask("feature msg") == ["ok"]
-    assert rig.ask("feature undo") == ["ok"]
-    assert rig.ask("side w") == []
-
-    # begin -> unsync: the piece on a3 is unknown to the game ("?"), a2 is empty.
-    assert rig.ask("begin " + START_PLACEMENT + " w") == [
-        "unsync rnbqkbnr/pppppppp/8/8/8/?7/1PPPPPPP/RNBQKBNR w"
-    ]
-    assert frame_squares(rig, S.PLACE_HERE) == [parse_square("a2")]
-    assert frame_squares(rig, S.REMOVE) == [parse_square("a3")]
-    # state until it matches, then sync.
-    rig.lift("a3")
-    assert rig.lines() == ["state rnbqkbnr/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR"]
-    rig.place("a2", ms=400)
-    assert rig.lines() == ["state " + START_PLACEMENT, "sync " + START_PLACEMENT + " w"]
-    assert rig.ask("status")[0].endswith("round=sync remote=-")
-
-    # A move made on the board goes to the central, which accepts it.
+    rig.ask("mode")  # the board's own commands first: events stream ...
     rig.play("e2e4")
     assert rig.lines() == ["move e2e4"]
-    assert rig.ask("ok") == []
-    # A move from the central is shown from and to until the player makes it; nothing is echoed.
-    assert rig.ask("move e7e5") == []
-    rig.run(10)
-    assert frame_squares(rig, S.REMOTE_MOVE) == [parse_square("e5"), parse_square("e7")]
+    assert rig.ask("feature msg") == ["ok"]  # ... until a CPP app speaks
     rig.play("e7e5")
+    rig.link.info("a message for a person")
     assert rig.lines() == []
-    assert frame_squares(rig, S.REMOTE_MOVE) == []
-    assert rig.game.uci_moves() == ["e2e4", "e7e5"]
-
-    # A move the central refuses: the LEDs guide the knight back, unsync/state/sync report it.
-    rig.play("g1f3")
-    assert rig.lines() == ["move g1f3"]
-    assert rig.ask("nok") == []
-    rig.run(10)
-    assert rig.lines() == ["unsync rnbqkbnr/pppp1ppp/8/4p3/4P3/5?2/PPPP1PPP/RNBQKB1R w"]
-    assert rig.game.uci_moves() == ["e2e4", "e7e5"]
-    assert frame_squares(rig, S.PLACE_HERE) == [parse_square("g1")]
-    rig.lift("f3")
-    rig.place("g1", ms=400)
-    assert rig.lines() == [
-        "state rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKB1R",
-        "state rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR",
-        "sync rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w",
-    ]
-
-    # The player plays another move instead; the central answers with its own.
-    rig.play("f1c4")
-    assert rig.lines() == ["move f1c4"]
-    rig.send("ok\nmove b8c6\n")
-    rig.play("b8c6")
-    rig.play("d1h5")
-    assert rig.lines() == ["move d1h5"]
-    rig.send("ok\nmove g8f6\n")
-    rig.play("g8f6")
-    rig.play("h5f7")  # mate
-    assert rig.lines() == ["move h5f7"]
-    assert rig.game.result == "1-0"
-    assert rig.ask("ok") == []
-    assert rig.ask("end checkmate") == []
-    assert not rig.link.round
-    # Knocked pieces after the round: the stream is back.
-    rig.lift("a7", ms=500)
-    assert rig.lines() == []  # the game is over: the board only waits for a new set-up
-    assert rig.game.uci_moves() == ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]
+    assert rig.link.dialect == "cpp"
+    # Board queries answer in any dialect and leave it as it is; a board command that changes
+    # the game brings the board's dialect back.
+    assert rig.ask("fen")[0].startswith("fen ")
+    assert rig.link.dialect == "cpp"
+    assert rig.ask("new") == ["ok"]
+    assert rig.link.dialect == "board"
 
 
-def test_begin_when_the_board_already_matches_keeps_a_resumed_game():
+def test_a_chesslink_message_starts_chesslink_and_a_text_line_leaves_it():
     rig = Rig()
-    rig.play("e2e4")
-    rig.play("e7e5")
-    rig.lines()
-    fen = rig.game.fen()
-    assert rig.ask("begin " + fen) == ["sync " + fen]
-    assert rig.game.uci_moves() == ["e2e4", "e7e5"]  # the record goes on
-    assert rig.link.round and rig.link._agreed == ["e2e4", "e7e5"]
-    # The start position always begins a fresh record.
-    assert rig.ask("begin " + STARTING_FEN)[0].startswith("unsync ")
-    assert rig.game.moves == []
+    rig.send(b"V56")  # V and its block check: ChessLink, no line end
+    assert rig.out == [b"v010374"]  # as a Millennium answered in python-mchess's log
+    assert rig.link.dialect == "chesslink"
+    rig.out.clear()
+    rig.send("status\n")
+    assert rig.lines()[0].startswith("status ")
+    assert rig.link.dialect == "chesslink"  # a query: answered, ChessLink stays
+    assert rig.ask("mode casual") == ["mode casual"]
+    assert rig.link.dialect == "board"
 
 
-def test_begin_with_a_bad_fen_changes_nothing():
+@pytest.mark.parametrize("first", ["Help", "Zebra"])
+def test_upper_case_text_that_is_no_chesslink_command_is_a_line(first):
     rig = Rig()
-    got = rig.ask("begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w")
-    assert len(got) == 1 and got[0].startswith("err begin: FEN rank 1")
-    assert not rig.link.round
-    assert rig.ask("begin a b c d e f g") == ["err begin needs a FEN"]
-
-
-def test_central_move_checks_legality_and_waits_for_answers():
-    rig = Rig()
-    rig.ask("begin " + STARTING_FEN)
-    assert rig.ask("move e2e5")[0] == "err move: illegal move e2e5 in " + STARTING_FEN
-    assert rig.ask("move e2e4") == []
-    assert rig.ask("move e7e5") == ["err move e7e5: the board is still waiting for e2e4"]
-    rig.play("e2e4")
-    assert rig.lines() == []
-    rig.play("e7e5")
-    assert rig.lines() == ["move e7e5"]
-    assert rig.ask("move g1f3") == ["err move g1f3: the board is still waiting for an answer to move e7e5"]
-
-
-def test_player_makes_a_different_move_than_the_central_sent():
-    rig = Rig()
-    rig.ask("begin " + STARTING_FEN)
-    rig.ask("move d2d4")
-    rig.play("e2e4")
-    got = rig.lines()
-    assert got[0] == "err the board played e2e4, the move to make was d2d4"
-    assert got[1].startswith("unsync ")
-    # The LEDs now guide to the position after d2d4: e4 back... and d2 to d4.
-    assert rig.game.uci_moves() == ["d2d4"]
-    assert frame_squares(rig, S.REMOVE) == [parse_square("d2"), parse_square("e4")]
-    assert frame_squares(rig, S.PLACE_HERE) == [parse_square("e2"), parse_square("d4")]
-
-
-def test_central_move_while_unsynced_moves_the_target():
-    rig = Rig(occupied=list(range(15)) + list(range(48, 64)))  # h2 missing
-    assert rig.ask("begin " + STARTING_FEN)[0].startswith("unsync ")
-    assert rig.ask("move e2e4") == []  # CPP: the central may move while unsynchronised
-    assert rig.game.uci_moves() == ["e2e4"]
-    rig.place("h2")
-    rig.lift("e2")
-    rig.place("e4", ms=400)
-    got = rig.lines()
-    assert got[-1] == "sync rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
-
-
-def test_promotion_in_a_round():
-    rig = Rig(occupied=[parse_square(s) for s in ("e1", "a7", "h8")])
-    assert rig.ask("begin 7k/P7/8/8/8/8/8/4K3 w")[0] == "sync 7k/P7/8/8/8/8/8/4K3 w"
-    rig.play("a7a8")
-    assert rig.lines() == ["move a7a8q"]
-    # The central chooses a knight instead (CPP "promote"): the board's game follows, silently.
-    assert rig.ask("promote a7a8n") == []
-    rig.run(20)
-    assert rig.lines() == []
-    assert rig.game.uci_moves() == ["a7a8n"] and rig.link._agreed == ["a7a8n"]
-
-
-def test_promotion_tap_in_a_round_with_and_without_undo():
-    for undo in (True, False):
-        rig = Rig(occupied=[parse_square(s) for s in ("e1", "a7", "h8")])
-        if undo:
-            rig.ask("feature undo")
-        rig.ask("begin 7k/P7/8/8/8/8/8/4K3 w")
-        rig.play("a7a8")
-        assert rig.ask("ok") == []
-        rig.out.clear()
-        rig.lift("a8", ms=40)  # a quick tap: the queen becomes a rook
-        rig.place("a8", ms=300)
-        if undo:
-            assert rig.lines() == ["undo a7a8q", "move a7a8r"]
-            assert rig.game.uci_moves() == ["a7a8r"]
-            rig.send("ok\nok\n")
-            assert rig.link._agreed == ["a7a8r"]
-        else:
-            # The central cannot take a move back: the queen it has stays.
-            assert rig.lines() == []
-            assert rig.game.uci_moves() == ["a7a8q"]
-
-
-def test_undo_both_ways():
-    rig = Rig(mode="casual")
-    rig.ask("feature undo")
-    rig.ask("begin " + STARTING_FEN)
-    rig.play("e2e4")
-    rig.send("ok\n")
-    # The central takes a move back: the LEDs guide the pawn home.
-    assert rig.ask("undo e7e5") == ["err undo e7e5: not the last move"]
-    assert rig.ask("undo e2e4") == []
-    assert rig.game.moves == []
-    rig.run(10)
-    assert rig.lines()[0].startswith("unsync ")
-    rig.lift("e4")
-    rig.place("e2", ms=400)
-    assert rig.lines()[-1] == "sync " + STARTING_FEN
-    # The player takes a move back on the board (casual mode): the central is asked.
-    rig.play("d2d4")
-    rig.send("ok\n")
-    rig.lines()
-    rig.lift("d4")
-    rig.place("d2", ms=400)
-    assert rig.lines() == ["undo d2d4"]
-    assert rig.ask("nok") == []  # refused: the pawn must go back to d4
-    assert rig.game.uci_moves() == ["d2d4"]
-    rig.run(10)
-    assert rig.lines()[0].startswith("unsync ")
-    # A central move shown but not yet made can be taken back too.
-    rig.lift("d2")
-    rig.place("d4", ms=400)
-    rig.lines()
-    rig.ask("move d7d5")
-    assert rig.ask("undo d7d5") == []
-    rig.run(10)
-    assert frame_squares(rig, S.REMOTE_MOVE) == []
-
-
-def test_takeback_without_the_undo_feature_is_put_back():
-    rig = Rig(mode="casual")
-    rig.ask("begin " + STARTING_FEN)
-    rig.play("e2e4")
-    rig.send("ok\n")
-    rig.lift("e4")
-    rig.place("e2", ms=400)
-    got = rig.lines()
-    assert "undo e2e4" not in got
-    assert rig.game.uci_moves() == ["e2e4"]  # the LEDs ask for the pawn on e4 again
-    assert got[-1].startswith("unsync ")
-
-
-def test_resign_with_the_kings():
-    for feature in (True, False):
-        rig = Rig()
-        if feature:
-            rig.ask("feature resign")
-        rig.ask("begin " + STARTING_FEN)
-        # Both kings on the light centre squares (d5, e4): black resigns (DGT convention).
-        rig.lift("e1")
-        rig.place("e4")
-        rig.lift("e8")
-        rig.place("d5", ms=800)
-        got = rig.lines()
-        if feature:
-            assert got == ["resign"]
-            assert rig.game.result == "1-0"
-        else:
-            assert got[0].startswith("unsync ")
-            assert rig.game.result == "*"
-
-
-def test_draw_offers_both_ways():
-    rig = Rig()
-    rig.ask("feature draw_offer")
-    rig.ask("begin " + STARTING_FEN)
-    # The central offers; a move on the board declines.
-    assert rig.ask("draw_offer") == []
-    rig.play("e2e4")
-    assert rig.lines() == ["nok", "move e2e4"]
-    rig.send("ok\n")
-    # The board offers (kings on one light and one dark centre square); the central refuses.
-    rig.lift("e1")
-    rig.place("d4")  # d4 dark, d5 light: the draw sign
-    rig.lift("e8")
-    rig.place("d5", ms=800)
-    assert rig.lines() == ["draw_offer"]
-    assert rig.game.result == "1/2-1/2"
-    assert rig.ask("nok") == []
-    assert rig.game.result == "*"
-    rig.run(10)
-    assert rig.lines()[0].startswith("unsync ")
-    rig.lift("d4")
-    rig.place("e1")
-    rig.lift("d5")
-    rig.place("e8", ms=400)
-    assert rig.lines()[-1].startswith("sync ")
-    # The central offers and the player accepts with the kings.
-    assert rig.ask("draw_offer") == []
-    rig.lift("e1")
-    rig.place("d4")
-    rig.lift("e8")
-    rig.place("d5", ms=800)
-    assert rig.lines() == ["ok"]
-    assert (rig.game.result, rig.game.reason) == ("1/2-1/2", "agreement")
-
-
-def test_error_during_a_round_is_unsync_and_msg():
-    rig = Rig()
-    rig.ask("feature msg")
-    rig.ask("begin " + STARTING_FEN)
-    rig.lift("d2")
-    rig.place("d5", ms=600)
-    assert rig.lines() == [
-        "unsync rnbqkbnr/pppppppp/8/3?4/8/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1",
-        "msg error illegal d2 d5",
-    ]
-    # Finishing a legal move instead brings the board back in step: sync, then the move.
-    rig.lift("d5")
-    rig.place("d4", ms=400)
-    assert rig.lines()[-2:] == ["sync " + STARTING_FEN, "move d2d4"]
-
-
-def test_new_game_set_up_during_a_round_ends_it():
-    rig = Rig()
-    rig.ask("begin " + STARTING_FEN)
-    rig.play("e2e4")
-    rig.send("ok\n")
-    rig.lift("e4")
-    rig.place("e2", ms=600)
-    got = rig.lines()
-    assert got[-1] == "err new game set up on the board: round ended, send begin to play on"
-    assert not rig.link.round
-
-
-def test_draw_offer_outside_a_round_is_refused():
-    rig = Rig()
-    assert rig.ask("draw_offer") == ["nok"]
-
-
-def test_the_game_from_begin_is_saved():
-    rig = Rig()
-    rig.ask("begin 4k3/8/8/8/8/8/8/4K3 w")
-    assert GameStore("game.sav", rig.flash).load()[0] == "4k3/8/8/8/8/8/8/4K3 w - - 0 1"
-
-
-def test_rook_first_castling_in_casual_mode():
-    for undo in (True, False):
-        rig = Rig(mode="casual")
-        if undo:
-            rig.ask("feature undo")
-        rig.ask("begin " + STARTING_FEN)
-        for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"):
-            rig.play(uci)  # one player at the board makes both sides' moves (CPP side "?")
-            rig.send("ok\n")
-        assert rig.lines() == ["move e2e4", "move e7e5", "move g1f3", "move b8c6", "move f1c4", "move g8f6"]
-        rig.play("h1f1")  # the rook first: a rook move, sent as such
-        assert rig.lines() == ["move h1f1"]
-        rig.send("ok\n")
-        rig.lift("e1")
-        rig.place("g1", ms=400)  # the king follows: it was castling
-        got = rig.lines()
-        if undo:
-            assert got == ["undo h1f1", "move e1g1"]
-            rig.send("ok\nok\n")
-            assert rig.link._agreed[-1] == "e1g1" and rig.game.uci_moves()[-1] == "e1g1"
-        else:
-            # The app cannot take the rook move back: the king is guided home again.
-            assert got[0].startswith("unsync ")
-            assert rig.game.uci_moves()[-1] == "h1f1"
-            assert frame_squares(rig, S.PLACE_HERE) == [parse_square("e1")]
-        assert rig.link.errors == 0
+    assert rig.ask(first) == ["err unknown command: %s (try help)" % first]

@@ -106,6 +106,8 @@ def test_import_with_fake_modules_and_run_the_asyncio_loop(main_module, monkeypa
     (tmp_path / "board.json").write_text(json.dumps({"brightnes": 30}))
     out = []
     board = main.build(write=out.append)  # board.json, machine and neopixel as on the Pico
+    assert out == []  # held until the PC speaks (a CPP app must not read it as an answer) ...
+    board.link.use("board")  # ... in the board's own dialect
     assert out == [
         'msg board.json: brightnes: unknown setting (did you mean "brightness"?); starting with the default settings\n'
     ]
@@ -183,6 +185,7 @@ def test_a_full_game_with_leds_saves_latency_and_a_reboot(main_module, capsys):
     hands.board = board
     board.start(hands.t)
     assert board.app.referee.game.uci_moves() == MATE[:4]
+    board.link.use("board")  # the PC speaks the board's commands: held messages, then events
     assert out == ["msg resuming the saved game after 4 moves\n"]
     # The queen lifted on h5 shows its capture of f7 in the capture colour.
     hands.act("lift", "d1")
@@ -263,6 +266,7 @@ def test_max7219_is_built_and_checked(main_module):
             level = board.status_led.value()
             toggles += 1
     assert toggles >= 9
+    board.link.use("board")
     assert out[0] == (
         "msg MAX7219 does not answer on DOUT -> GPIO 12: check its 5 V supply, the wires to GPIO 10/11/13 "
         "and the DOUT divider\n"
@@ -271,7 +275,7 @@ def test_max7219_is_built_and_checked(main_module):
     settings = settings.updated({"spi_miso": None})
     pico = FakePico(settings)
     out = []
-    main_module.build(settings, pico.machine, None, out.append)
+    main_module.build(settings, pico.machine, None, out.append).link.use("board")
     assert pico.spi_args[6] is None
     assert out == ["msg MAX7219: spi_miso is null, so the driver cannot check that the chip answers\n"]
 

@@ -149,6 +149,9 @@ class Referee:
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
+        # The start position set up starts a new game (SPEC 3), unless a PC program rules the game
+        # (a CPP round: SPEC 6): then it is only a board that differs from the game.
+        self.new_games = True
         self._claims = ()
         self.version = 0  # counts changes of what the board should show, so the LEDs redraw only then
         self._sync_base()
@@ -382,7 +385,7 @@ class Referee:
             self.pending_kind = "undo"  # take back the move that ended the game
             self.in_progress = True
             return
-        if occ == _START and (base != _START or self.phase != PLAY):
+        if self.new_games and occ == _START and (base != _START or self.phase != PLAY):
             self.pending_kind = "new"
             self.in_progress = True
             return

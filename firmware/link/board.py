@@ -1,0 +1,178 @@
+# The board's own commands on the USB link: for a person at a terminal, the PC companion, the tools.
+#
+# One row of COMMANDS per command: (name, handler, takes_over, help line). handler(link, rest) gets
+# the Link (link/__init__.py: line(), err(), info(), load(), save(), app) and the text after the
+# command's name. takes_over: the command changes the game, so the board's commands become the
+# dialect that speaks unasked (a CPP round or ChessLink session ends). Queries (status, fen, ...)
+# answer in any dialect and leave it as it is. To add a command, write its handler here or in a
+# module of its own (imported inside the handler, so its bytecode is loaded only when used) and
+# add its row: `help` lists it from the row.
+from core.game import Game
+from core.position import KNIGHT, STARTING_FEN, square_name
+from core.referee import CASUAL, PLAY, SETUP, STRICT, event_text  # noqa: F401 - event_text: for link/
+
+# Missing FEN fields, completed as CPP apps send "placement side" (castling "KQkq" is then cut
+# down by the position to what the kings and rooks on their squares allow).
+_FEN_DEFAULTS = ("", "w", "KQkq", "-", "0", "1")
+
+
+def complete_fen(text):
+    """A six-field FEN from one with fewer fields (or None when it has none or more than six)."""
+    fields = text.split()
+    if not fields or len(fields) > 6:
+        return None
+    for i in range(len(fields), 6):
+        fields.append(_FEN_DEFAULTS[i])
+    return " ".join(fields)
+
+
+def block(link, name, lines):
+    # Framing of a multi-line answer: "NAME N", then exactly N lines.
+    link.line("%s %d" % (name, len(lines)))
+    for line in lines:
+        link.line(line)
+
+
+def _status(link, rest):
+    ref = link.app.referee
+    game = ref.game
+    phase = "play" if ref.phase == PLAY else "setup" if ref.phase == SETUP else "over"
+    error = ref.error[0] if ref.error is not None else "none"
+    cpp = link.cpp
+    if cpp is not None and cpp.round:
+        sync = "round=" + ("sync" if cpp.synced else "unsync")
+    else:
+        sync = "round=off"
+    link.line(
+        "status phase=%s mode=%s turn=%s moves=%d result=%s reason=%s check=%s error=%s %s remote=%s"
+        % (
+            phase,
+            ref.mode,
+            "w" if game.position.side == 0 else "b",
+            game.ply(),
+            game.result,
+            game.reason or "-",
+            "yes" if game.check else "no",
+            error,
+            sync,
+            (cpp.remote if cpp is not None else None) or "-",
+        )
+    )
+
+
+def _board(link, rest):
+    """What the reed switches read now, as a diagram (rank 8 on top: X occupied, . empty), and
+    where that differs from the game: the first thing to look at when building or fixing a board."""
+    ref = link.app.referee
+    occ = ref.occ
+    lines = []
+    for r in range(7, -1, -1):
+        lines.append("%d %s" % (r + 1, " ".join("X" if occ[8 * r + f] else "." for f in range(8))))
+    wrong = ref.emptied + ref.filled
+    wrong.sort()
+    lines.append("  a b c d e f g h")
+    lines.append(
+        "%d occupied; differs from the game at: %s"
+        % (sum(occ), " ".join(square_name(sq) for sq in wrong) if wrong else "none")
+    )
+    block(link, "board", lines)
+
+
+def _fen(link, rest):
+    link.line("fen " + link.app.referee.game.fen())
+
+
+def _pgn(link, rest):
+    block(link, "pgn", link.app.referee.game.pgn().rstrip("\n").split("\n"))
+
+
+def _selftest(link, rest):
+    # Its own module (selftest.py), loaded only when a builder asks for it.
+    import selftest
+
+    selftest.command(link, rest)
+
+
+def _help(link, rest):
+    block(link, "help", HELP)
+
+
+def _mode(link, rest):
+    ref = link.app.referee
+    if rest:
+        if rest not in (STRICT, CASUAL):
+            link.err("mode must be strict or casual")
+            return
+        if rest != ref.mode:
+            ref.set_mode(rest)
+            link.app.redraw()
+            link.save()
+    link.line("mode " + ref.mode)
+
+
+def _new(link, rest):
+    fen = complete_fen(rest) if rest else STARTING_FEN
+    if fen is None:
+        link.err("new: a FEN has at most 6 fields, got %d" % len(rest.split()))
+        return
+    try:
+        game = Game(fen)
+    except ValueError as e:
+        link.err("new: %s" % e)
+        return
+    link.load(game)
+    link.line("ok")
+
+
+def _promote(link, rest):
+    piece = "nbrq".find(rest.lower())
+    if len(rest) != 1 or piece < 0:
+        link.err("promote needs q, r, b or n")
+        return
+    if not link.app.referee.choose_promotion(piece + KNIGHT):
+        link.err("promote: no promotion to change (only right after a pawn promoted)")
+        return
+    link.app.redraw()
+    link.line("ok")
+
+
+COMMANDS = (
+    ("status", _status, False, "  status          one line: phase, mode, turn, moves, result, error, round"),
+    ("board", _board, False, "  board           the reed switches as a diagram, and where they differ from the game"),
+    ("fen", _fen, False, "  fen             the position of the game"),
+    ("pgn", _pgn, False, "  pgn             the game record: 'pgn N' then N lines"),
+    ("mode", _mode, True, "  mode [strict|casual]"),
+    ("new", _new, True, "  new [FEN]       start a new game (the LEDs guide the pieces to FEN)"),
+    ("promote", _promote, True, "  promote q|r|b|n change the last promotion"),
+    ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
+    ("help", _help, False, "  help            this text: 'help N' then N lines"),
+)
+
+HELP = (
+    "CPP (chess_peripheral_protocol, README a0a7d8c6):",
+    "  feature NAME | variant NAME | set_variant NAME | side w|b|? | begin FEN",
+    "  move UCI | ok | nok | promote UCI | undo FEN | redo FEN | undo_offer | draw_offer",
+    "  end REASON | get_state | check SQ | time W B | msg TEXT | err TEXT",
+    "ChessLink (Millennium): V S L X W R T I, each with its block check",
+    "board:",
+) + tuple(row[3] for row in COMMANDS)
+
+
+class BoardCommands:
+    """The board's own commands, for whichever dialect is on."""
+
+    def __init__(self, link):
+        self.link = link
+
+    def command(self, name, rest):
+        """Run `name` if it is a board command; returns whether it was one."""
+        if name == "promote" and len(rest) > 1:
+            return False  # `promote UCI`: the CPP central's answer
+        for row in COMMANDS:
+            if row[0] == name:
+                link = self.link
+                if row[2] or link.dialect is None:
+                    link.use("board")
+                row[1](link, rest)
+                return True
+        return False

@@ -1,0 +1,323 @@
+# Millennium ChessLink on the USB link (SPEC 7): what BearChess, Lucas Chess, picochess and
+# python-mchess speak to Millennium boards.
+#
+# Protocol: domschl/python-mchess mchess/magic-board.md (commit 74ccfd40). Messages are a command
+# letter and hex digits, no line end, then a block check: two upper-case hex digits of the XOR of
+# every character before them. Bit 7 of each byte may carry odd parity (7 data bits + parity on a
+# real board's serial line): masked off on input, added on output exactly when the client's bytes
+# carry it. A malformed or mis-checked message is ignored and changes nothing, as on a Millennium.
+#
+#   V -> v + version (4 hex)     S -> s + 64 pieces, a8..h8, a7..h7, ..., h1 ('.' empty)
+#   L + slot + 81 LED bytes -> l  X -> x (LEDs back to the board)   T: reset, no answer
+#   W + addr + value -> w + addr + value     R + addr -> r + addr + value     I -> i0055mm
+#
+# E2ROM option bytes (kept in RAM, as a session's settings): 00 bit 0 = no block check (for a
+# terminal), 01 = scan time (2.048 ms units), 02 = automatic status reports (0 every scan, 1 off,
+# 2 every [03] x 4.096 ms, 3-7 on every change), 03 = report time. The board's own game goes on
+# underneath: the status is what the game knows of every piece (link/pieces.py), and the LEDs show
+# the board's own signals again after X.
+from micropython import const
+
+from core import signals
+from link.pieces import SYMBOLS, Pieces
+
+_LETTERS = SYMBOLS.encode()  # bytes: indexing gives an int, allocating nothing
+
+# The version a Millennium ChessLink answered in python-mchess's logs (v0103: firmware 01.03).
+VERSION = b"0103"
+IDENTITY = b"0055mm"  # what ChessLink emulators answer to I (SPEC 7)
+
+_LENGTH = {  # message length with its block check, by command letter
+    ord("V"): 3, ord("S"): 3, ord("X"): 3, ord("T"): 3, ord("I"): 3,
+    ord("R"): 5, ord("W"): 7, ord("L"): 167,
+}
+_MAX = const(167)
+_HEX = b"0123456789ABCDEF"
+_STATUS_LEN = const(67)
+_DEFAULT_SCAN = const(20)  # E2ROM 01 default: 20 x 2.048 ms = 41 ms a scan
+_MIN_SCAN = const(15)
+
+
+def _hex_value(b):
+    """0..15 for an upper-case hex digit, else -1."""
+    if 48 <= b <= 57:
+        return b - 48
+    if 65 <= b <= 70:
+        return b - 55
+    return -1
+
+
+def _odd(b):
+    # True when b has an odd number of one bits (odd parity over all 8 bits).
+    b ^= b >> 4
+    b ^= b >> 2
+    b ^= b >> 1
+    return b & 1
+
+
+class ChessLink:
+    """One ChessLink session on a Link: framing of its messages and the board's answers."""
+
+    def __init__(self, link):
+        self.link = link
+        self.app = link.app
+        self.e2rom = bytearray(256)
+        self.e2rom[1] = _DEFAULT_SCAN
+        self.parity = False  # the client sets bit 7 for odd parity: answer the same way
+        self.pieces = Pieces()
+        self.host_leds = bytearray(81)  # the last L message's patterns, LED 1 (a8 corner) first
+        self._frame = bytearray(64)  # the squares those corners light, as the App shows them
+        self._in = bytearray(_MAX)
+        self._n = 0
+        self._need = 0
+        self._status = bytearray(_STATUS_LEN)  # the last status report, framed and checked
+        self._shown = bytearray(64)  # the pieces in it
+        self._version = -1
+        self._sent_at = 0
+        self._report = True  # a report is due (the pieces changed, or a reset)
+        self.messages = 0  # messages answered, for tests
+        self.ignored = 0  # messages dropped (malformed, mis-checked)
+
+    # ------------------------------------------------------------------ framing
+
+    def _checked(self):
+        return not self.e2rom[0] & 1
+
+    def start(self, b):
+        """The first byte of a message; returns whether more bytes are to come."""
+        need = _LENGTH[b & 0x7F]
+        if not self._checked():
+            need -= 2
+        self._n = 0
+        self._need = need
+        return self.byte(b)
+
+    def byte(self, b):
+        """One more byte of the message; returns whether more are to come."""
+        self._in[self._n] = b
+        self._n += 1
+        if self._n < self._need:
+            return True
+        self._message()
+        return False
+
+    def drop(self):
+        self._n = 0
+        self.ignored += 1
+
+    def _message(self):
+        n = self._n
+        data = self._in
+        parity = False
+        for i in range(n):
+            if data[i] & 0x80:
+                parity = True
+        check = 0
+        for i in range(n):
+            b = data[i]
+            if parity and not _odd(b):
+                self.ignored += 1
+                return
+            data[i] = b & 0x7F
+            if i < n - 2:
+                check ^= data[i]
+        if self._checked():
+            hi = _hex_value(data[n - 2])
+            lo = _hex_value(data[n - 1])
+            if hi < 0 or lo < 0 or hi * 16 + lo != check:
+                self.ignored += 1
+                return
+            n -= 2
+        for i in range(1, n):
+            if _hex_value(data[i]) < 0:
+                self.ignored += 1
+                return
+        self.parity = parity
+        self.messages += 1
+        self._run(data[0], n)
+
+    def _byte_at(self, i):
+        return _hex_value(self._in[i]) * 16 + _hex_value(self._in[i + 1])
+
+    # ------------------------------------------------------------------ commands
+
+    def _run(self, letter, n):
+        if letter == 86:  # V
+            self._send(b"v" + VERSION)
+        elif letter == 83:  # S
+            self._send_status()
+        elif letter == 73:  # I
+            self._send(b"i" + IDENTITY)
+        elif letter == 88:  # X
+            self._release_leds()
+            self._send(b"x")
+        elif letter == 76:  # L
+            for i in range(81):
+                self.host_leds[i] = self._byte_at(3 + 2 * i)
+            self._show_leds()
+            self._send(b"l")
+        elif letter == 82:  # R
+            addr = self._byte_at(1)
+            self._send(b"r" + bytes(self._in[1:3]) + _hex2(self.e2rom[addr]))
+        elif letter == 87:  # W
+            addr = self._byte_at(1)
+            value = self._byte_at(3)
+            self._send(b"w" + bytes(self._in[1:5]))
+            self.e2rom[addr] = value  # after the answer: a new block-check setting applies from the next message
+            self._report = True
+        elif letter == 84:  # T: a reset clears the LEDs and the status; no answer
+            self._release_leds()
+            self._report = True
+
+    # ------------------------------------------------------------------ output
+
+    def _send(self, body):
+        out = bytearray(body)
+        if self._checked():
+            check = 0
+            for b in out:
+                check ^= b
+            out += _hex2(check)
+        self._write(out)
+
+    def _write(self, out):
+        if self.parity:
+            for i in range(len(out)):
+                b = out[i] & 0x7F
+                out[i] = b if _odd(b) else b | 0x80
+        self.link.write_bytes(out)
+
+    def _send_status(self):
+        """The pieces as the board knows them, framed into the preallocated status buffer."""
+        ref = self.app.referee
+        squares = self.pieces.read(ref, True)
+        self._shown[:] = squares
+        out = self._status
+        out[0] = 115  # s
+        check = 115
+        for i in range(64):
+            b = _LETTERS[squares[8 * (7 - (i >> 3)) + (i & 7)]]
+            out[1 + i] = b
+            check ^= b
+        n = 65
+        if self._checked():
+            out[65] = _HEX[check >> 4]
+            out[66] = _HEX[check & 15]
+            n = 67
+        self._sent_at = self.link.now
+        self._report = False
+        if n == _STATUS_LEN:
+            self._write(out)
+        else:
+            self._write(out[:n])
+
+    # ------------------------------------------------------------------ the board's events
+
+    def on_event(self, ev):
+        pass  # the status follows the referee's state, looked at in poll()
+
+    def poll(self, now):
+        """Automatic status reports (E2ROM 02): on every change, or at a fixed period."""
+        mode = self.e2rom[2] & 7
+        if mode == 1:
+            return
+        ref = self.app.referee
+        if ref.version != self._version:
+            self._version = ref.version
+            squares = self.pieces.read(ref, True)
+            if squares != self._shown:
+                self._report = True
+        if mode >= 3:
+            if self._report:
+                self._send_status()
+            return
+        scan = self.e2rom[1]
+        period = (scan if scan >= _MIN_SCAN else _DEFAULT_SCAN) * 2048 // 1000
+        if mode == 2 and self.e2rom[3] * 4096 // 1000 > period:
+            period = self.e2rom[3] * 4096 // 1000  # never faster than a scan
+        if now - self._sent_at >= period:
+            if self._report:
+                self._send_status()
+            else:
+                self._sent_at = now
+                self._write(self._status) if self._checked() else self._write(self._status[:65])
+
+    def leave(self):
+        self._release_leds()
+
+    # ------------------------------------------------------------------ LEDs
+
+    def _show_leds(self):
+        """A square lights when its four corners do, unless the squares around it already light
+        those corners (a host lighting e2 and e4 lights all four corners of e3 too)."""
+        leds = self.host_leds
+        frame = self._frame
+        for sq in range(64):
+            frame[sq] = 1 if self._corners_lit(sq, leds) else 0
+        # A lit corner that only one candidate square has forces that square.
+        chosen = bytearray(64)
+        for sq in range(64):
+            if frame[sq]:
+                for c in _corners(sq):
+                    if self._candidates_at(c) == 1:
+                        chosen[sq] = 1
+        covered = bytearray(81)
+        for sq in range(64):
+            if chosen[sq]:
+                for c in _corners(sq):
+                    covered[c] = 1
+        for sq in range(64):
+            if frame[sq] and not chosen[sq]:
+                for c in _corners(sq):
+                    if not covered[c]:
+                        chosen[sq] = 1
+                        for c2 in _corners(sq):
+                            covered[c2] = 1
+                        break
+        for sq in range(64):
+            frame[sq] = signals.REMOTE_MOVE if chosen[sq] else signals.OFF
+        self.app.host_frame = frame
+
+    def _corners_lit(self, sq, leds):
+        for c in _corners(sq):
+            if not leds[c]:
+                return False
+        return True
+
+    def _candidates_at(self, corner):
+        n = 0
+        for sq in _squares_at(corner):
+            if self._frame[sq]:
+                n += 1
+        return n
+
+    def _release_leds(self):
+        if self.app.host_frame is not None:
+            self.app.host_frame = None
+            self.app.redraw()
+        for i in range(81):
+            self.host_leds[i] = 0
+
+
+def _hex2(v):
+    return bytes((_HEX[v >> 4], _HEX[v & 15]))
+
+
+def _corners(sq):
+    """LED indices (0..80) of a square's corners. LED 1 is the a8 corner, 9 the a1 corner, 73 the
+    h8 corner: index = 9 x corner column (from the a-file side) + corner row (from the 8th rank)."""
+    f = sq & 7
+    top = 7 - (sq >> 3)
+    return (9 * f + top, 9 * f + top + 1, 9 * (f + 1) + top, 9 * (f + 1) + top + 1)
+
+
+def _squares_at(corner):
+    """The up to four squares around one corner."""
+    col = corner // 9
+    row = corner % 9
+    out = []
+    for f in (col - 1, col):
+        for top in (row - 1, row):
+            if 0 <= f < 8 and 0 <= top < 8:
+                out.append(8 * (7 - top) + f)
+    return out
