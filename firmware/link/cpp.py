@@ -627,12 +627,15 @@ def _event_words(ev):
 
 def _parse_move(pos, text):
     """A legal move from the central's UCI; a promotion without its piece is a queen."""
-    if len(text) == 4:
-        try:
-            return pos.parse_uci(text)
-        except ValueError:
-            return pos.parse_uci(text + "q")
-    return pos.parse_uci(text)
+    try:
+        return pos.parse_uci(text)
+    except ValueError:
+        if len(text) == 4:
+            try:
+                return pos.parse_uci(text + "q")
+            except ValueError:
+                pass
+        raise
 
 
 def _push(game, uci):
