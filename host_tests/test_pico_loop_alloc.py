@@ -26,6 +26,8 @@ def test_loop_turns_allocate_nothing_on_micropython():
     figures = dict(line.split(": ", 1) for line in r.stdout.splitlines() if ": " in line)
     assert figures["alloc_per_idle_tick"] == "0 bytes"
     assert figures["alloc_per_idle_tick_in_cpp_round"] == "0 bytes"
+    assert figures["alloc_per_idle_tick_in_chesslink"] == "0 bytes"
+    assert figures["alloc_per_idle_tick_in_chesslink_every_scan"] == "0 bytes"
     free = int(figures["ram_free_after_start"].split()[0])
     assert "code from .mpy" in figures["ram_free_after_start"]
     assert free > 40 * 1024, "the board leaves only %d bytes of a 200 kB heap" % free

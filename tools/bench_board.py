@@ -113,6 +113,10 @@ def build_board():
     return board, vm, out
 
 
+def _discard(data):
+    pass
+
+
 def timed_step(app, vm, t):
     vm.now_ms = t
     start = _ticks_us()
@@ -165,6 +169,27 @@ def main():
                 board.tick(t)
             print("%s: %d bytes" % (label, (gc.mem_alloc() - before) // 100))
         board.link.feed(b"end\n")
+        # A ChessLink session: status reports on every change (E2ROM 02 = 3), then at every
+        # scan (0: a 67-byte report every 41 ms). On the Pico the reports go to
+        # sys.stdout.buffer.write, which takes the preallocated buffer as it is.
+        board.link.write_bytes = _discard
+        for label, message in (("alloc_per_idle_tick_in_chesslink", "W0203"), ("alloc_per_idle_tick_in_chesslink_every_scan", "W0200")):
+            check = 0
+            for ch in message:
+                check ^= ord(ch)
+            board.link.feed((message + "%02X" % check).encode())
+            for _ in range(20):
+                t += 5
+                vm.now_ms = t
+                board.tick(t)
+            gc.collect()
+            before = gc.mem_alloc()
+            for _ in range(100):
+                t += 5
+                vm.now_ms = t
+                board.tick(t)
+            print("%s: %d bytes" % (label, (gc.mem_alloc() - before) // 100))
+        board.link.feed(b"status\n")  # back to the board's own commands
 
     # A lift: the step whose debounced scan reports it (destinations worked out and rendered).
     lifts = []
