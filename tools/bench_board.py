@@ -117,6 +117,14 @@ def _discard(data):
     pass
 
 
+def _chesslink(body):
+    """A ChessLink message with its block check (the XOR of its characters, two hex digits)."""
+    check = 0
+    for ch in body:
+        check ^= ord(ch)
+    return (body + "%02X" % check).encode()
+
+
 def timed_step(app, vm, t):
     vm.now_ms = t
     start = _ticks_us()
@@ -152,32 +160,18 @@ def main():
     print("step_idle: %d us median, %d us max of %d steps" % (idle[len(idle) // 2], idle[-1], len(idle)))
 
     if MICROPYTHON and hasattr(gc, "mem_alloc"):
-        # The whole scan turn main.py runs (App.step, the link's poll, the heartbeat), outside a
-        # CPP round and in one.
-        for label in ("alloc_per_idle_tick", "alloc_per_idle_tick_in_cpp_round"):
-            if label.endswith("round"):
-                board.link.feed(b"begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n")
-            for _ in range(5):
-                t += 5
-                vm.now_ms = t
-                board.tick(t)
-            gc.collect()
-            before = gc.mem_alloc()
-            for _ in range(100):
-                t += 5
-                vm.now_ms = t
-                board.tick(t)
-            print("%s: %d bytes" % (label, (gc.mem_alloc() - before) // 100))
-        board.link.feed(b"end\n")
-        # A ChessLink session: status reports on every change (E2ROM 02 = 3), then at every
-        # scan (0: a 67-byte report every 41 ms). On the Pico the reports go to
-        # sys.stdout.buffer.write, which takes the preallocated buffer as it is.
+        # The whole scan turn main.py runs (App.step, the link's poll, the heartbeat): outside a
+        # CPP round and in one; in a ChessLink session with status reports on every change (E2ROM
+        # 02 = 3) and at every scan (0: a 67-byte report every 41 ms). On the Pico the reports go
+        # to sys.stdout.buffer.write, which takes the preallocated buffer as it is.
         board.link.write_bytes = _discard
-        for label, message in (("alloc_per_idle_tick_in_chesslink", "W0203"), ("alloc_per_idle_tick_in_chesslink_every_scan", "W0200")):
-            check = 0
-            for ch in message:
-                check ^= ord(ch)
-            board.link.feed((message + "%02X" % check).encode())
+        for label, message in (
+            ("alloc_per_idle_tick", b""),
+            ("alloc_per_idle_tick_in_cpp_round", b"begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n"),
+            ("alloc_per_idle_tick_in_chesslink", _chesslink("W0203")),
+            ("alloc_per_idle_tick_in_chesslink_every_scan", _chesslink("W0200")),
+        ):
+            board.link.feed(message)
             for _ in range(20):
                 t += 5
                 vm.now_ms = t
@@ -189,7 +183,7 @@ def main():
                 vm.now_ms = t
                 board.tick(t)
             print("%s: %d bytes" % (label, (gc.mem_alloc() - before) // 100))
-        board.link.feed(b"status\n")  # back to the board's own commands
+        board.link.feed(b"mode\n")  # back to the board's own commands (the session ends)
 
     # A lift: the step whose debounced scan reports it (destinations worked out and rendered).
     lifts = []
