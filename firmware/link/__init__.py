@@ -2,8 +2,10 @@
 #
 # This module only frames bytes and picks the dialect; each dialect lives in its own module:
 #   link/board.py      the board's own commands (status, board, fen, pgn, mode, new, promote, help)
-#   link/cpp.py        the Chess Peripheral Protocol of the CPP apps (begin, move, feature, ...)
+#   link/cpp.py        the Chess Peripheral Protocol of the CPP apps: the session and the board's side,
+#   link/cpp_commands.py   ... and the central's commands (begin, move, feature, ...)
 #   link/chesslink.py  Millennium ChessLink (V, S, L, X, W, R, T, I) of BearChess, Lucas Chess, ...
+#   link/pieces.py     what stands on each square, as far as the board can tell (CPP and ChessLink)
 # CPP and ChessLink are imported when the PC first speaks them, so a board that never meets them
 # keeps their bytecode out of RAM.
 #

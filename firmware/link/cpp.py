@@ -12,8 +12,10 @@
 #     (or `ok`, for the queen the board assumed) decides the piece, so the app's dialog works;
 #   - the board's takeback (casual mode) is an `undo_offer`; the central's `undo FEN`/`redo FEN` set
 #     the position, and the LEDs guide the pieces there.
-# Pure like the rest of link/: events come in through on_event() during App.step(); what they make
-# the board do to the referee (put a refused move back) waits for poll().
+# This module holds the session and the board's side (its events, its lines); the central's
+# commands are in link/cpp_commands.py. Pure like the rest of link/: events come in through
+# on_event() during App.step(); what they make the board do to the referee (put a refused move
+# back) waits for poll().
 from core.game import AGREEMENT, Game, RESIGNATION
 from core.position import KNIGHT, STARTING_FEN, move_promotion, move_uci
 from core.referee import SETUP, STRICT
