@@ -239,7 +239,7 @@ def frame_squares_of(rig, signal):
     return sorted(i for i in range(64) if rig.leds.frame[i] == signal)
 
 
-def test_reset_clears_the_leds_and_a_text_line_leaves_chesslink():
+def test_reset_clears_the_leds_and_new_leaves_chesslink():
     rig = session()
     rig.send(message(corners("a1")))
     replies(rig)

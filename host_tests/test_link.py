@@ -353,7 +353,7 @@ def test_a_cpp_command_makes_the_board_quiet_outside_a_round():
     assert rig.link.dialect == "board"
 
 
-def test_a_chesslink_message_starts_chesslink_and_a_text_line_leaves_it():
+def test_a_chesslink_message_starts_chesslink_and_new_leaves_it():
     rig = Rig()
     rig.send(b"V56")  # V and its block check: ChessLink, no line end
     assert rig.out == [b"v010374"]  # as a Millennium answered in python-mchess's log
@@ -363,6 +363,8 @@ def test_a_chesslink_message_starts_chesslink_and_a_text_line_leaves_it():
     assert rig.lines()[0].startswith("status ")
     assert rig.link.dialect == "chesslink"  # a query: answered, ChessLink stays
     assert rig.ask("mode casual") == ["mode casual"]
+    assert rig.link.dialect == "chesslink"
+    assert rig.ask("new") == ["ok"]
     assert rig.link.dialect == "board"
 
 

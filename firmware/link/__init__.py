@@ -21,9 +21,9 @@
 #   - a CPP command makes CPP the dialect: outside a round the board is silent, in one it follows
 #     the central (link/cpp.py);
 #   - a ChessLink message makes ChessLink the dialect: status reports, the LEDs at the host's call;
-#   - a board command answers in any dialect; those that change the game (new, mode, promote) and
-#     any board command while no dialect is chosen yet make the board's commands the dialect: the
-#     board then streams its events in the words of tools/replay.py.
+#   - a board command answers in any dialect; `new`, and any board command while no dialect is
+#     chosen yet, make the board's commands the dialect: the board then streams its events in the
+#     words of tools/replay.py.
 #
 # Pure: no machine, no clock. feed() takes bytes or str split anywhere; poll(now) runs after every
 # App.step. The Link listens to the App's events; a dialect that must change the referee because of

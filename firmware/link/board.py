@@ -2,9 +2,9 @@
 #
 # One row of COMMANDS per command: (name, handler, takes_over, help line). handler(link, rest) gets
 # the Link (link/__init__.py: line(), err(), info(), load(), save(), app) and the text after the
-# command's name. takes_over: the command changes the game, so the board's commands become the
-# dialect that speaks unasked (a CPP round or ChessLink session ends). Queries (status, fen, ...)
-# answer in any dialect and leave it as it is. To add a command, write its handler here or in a
+# command's name. takes_over: the command starts another game, so the board's commands become
+# the dialect that speaks unasked (a CPP round or ChessLink session ends). The others answer in
+# any dialect and leave it as it is (and choose the board's dialect only when none is chosen yet). To add a command, write its handler here or in a
 # module of its own (imported inside the handler, so its bytecode is loaded only when used) and
 # add its row: `help` lists it from the row.
 from core.game import Game
@@ -141,9 +141,9 @@ COMMANDS = (
     ("board", _board, False, "  board           the reed switches as a diagram, and where they differ from the game"),
     ("fen", _fen, False, "  fen             the position of the game"),
     ("pgn", _pgn, False, "  pgn             the game record: 'pgn N' then N lines"),
-    ("mode", _mode, True, "  mode [strict|casual]"),
+    ("mode", _mode, False, "  mode [strict|casual]"),
     ("new", _new, True, "  new [FEN]       start a new game (the LEDs guide the pieces to FEN)"),
-    ("promote", _promote, True, "  promote q|r|b|n change the last promotion"),
+    ("promote", _promote, False, "  promote q|r|b|n change the last promotion"),
     ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )
