@@ -180,6 +180,28 @@ def test_status_follows_the_pieces_in_the_hand():
     assert at(status(rig), "h5") == "p"
 
 
+def test_a_takeback_by_the_host_is_followed_in_strict_mode():
+    rig = session()  # strict: the board itself reads no takeback
+    for frm, to in (("e2", "e4"), ("d7", "d5")):
+        rig.lift(frm)
+        rig.place(to, ms=400)
+    rig.lift("e4")
+    rig.lift("d5")
+    rig.place("d5", ms=400)
+    assert rig.game.uci_moves() == ["e2e4", "d7d5", "e4d5"]
+    # The host's takeback: the white pawn back to e4, the black one back on d5.
+    rig.lift("d5")
+    rig.place("e4")
+    rig.place("d5", ms=800)
+    assert rig.game.uci_moves() == ["e2e4", "d7d5"]
+    s = status(rig)
+    assert at(s, "d5") == "p" and at(s, "e4") == "P"
+    rig.lift("e4")  # and the next move is read as ever
+    rig.lift("d5")
+    rig.place("d5", ms=400)
+    assert rig.game.uci_moves() == ["e2e4", "d7d5", "e4d5"] and at(status(rig), "d5") == "P"
+
+
 def test_automatic_reports_on_every_change_and_at_every_scan():
     rig = session()
     rig.send(message("W0203"))  # 011: on any change

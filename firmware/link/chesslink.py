@@ -14,11 +14,13 @@
 # E2ROM option bytes (kept in RAM, as a session's settings): 00 bit 0 = no block check (for a
 # terminal), 01 = scan time (2.048 ms units), 02 = automatic status reports (0 every scan, 1 off,
 # 2 every [03] x 4.096 ms, 3-7 on every change), 03 = report time. The board's own game goes on
-# underneath: the status is what the game knows of every piece (link/pieces.py), and the LEDs show
-# the board's own signals again after X.
+# underneath: the status is what the game knows of every piece (link/pieces.py), a takeback the
+# host's program makes is followed in either mode, and the LEDs show the board's own signals again
+# after X.
 from micropython import const
 
 from core import signals
+from core.referee import PLAY
 from link.pieces import SYMBOLS, Pieces
 
 _LETTERS = SYMBOLS.encode()  # bytes: indexing gives an int, allocating nothing
@@ -218,10 +220,16 @@ class ChessLink:
 
     def poll(self, now):
         """Automatic status reports (E2ROM 02): on every change, or at a fixed period."""
+        ref = self.app.referee
+        if ref.error is not None and ref.phase == PLAY and ref.game.ply() and ref.occ == ref.prev:
+            # The host's program took the last move back (its takeback button, then the pieces):
+            # the board follows, as casual mode would, or it could read no move after it.
+            game = ref.game
+            game.pop()
+            self.link.load(game)
         mode = self.e2rom[2] & 7
         if mode == 1:
             return
-        ref = self.app.referee
         if ref.version != self._version:
             self._version = ref.version
             squares = self.pieces.read(ref, True)
