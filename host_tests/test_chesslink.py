@@ -428,3 +428,28 @@ def test_python_mchess_plays_moves_on_the_board(mchess):
     assert board.rig.app.host_frame is None  # python-mchess sends X after each move
     # The client sent odd parity: every byte the board sent carried it too.
     assert board.sent and all(bin(b).count("1") % 2 == 1 for b in board.sent)
+
+
+def test_random_chesslink_bytes_never_break_the_link():
+    import random
+
+    rng = random.Random(10)
+    rig = Rig()
+    alphabet = b"VSLXWRTI0123456789ABCDEFvs\r\n" + bytes(range(0x80, 0x100, 7))
+    for i in range(400):
+        chunk = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+        if rng.random() < 0.2:
+            chunk += message(rng.choice(["V", "S", "X", "I", "R02", "W0203", "W0201", corners("e2")]), rng.random() < 0.5)
+        rig.send(chunk)
+        if i % 10 == 0:
+            rig.run(20)
+        for x in rig.out:
+            text = x if isinstance(x, str) else ""
+            assert "internal error" not in text, (chunk, text)
+        rig.out.clear()
+    rig.send(b"\n")  # ends a message the random bytes left half-sent (an L is 167 bytes)
+    if rig.link.chesslink.e2rom[0] & 1:
+        rig.send(b"W0000")  # the random bytes turned the block check off: on again
+    rig.out.clear()
+    rig.send(message("X") + message("V"))
+    assert split(replies(rig)) == ["x", "v0103"]

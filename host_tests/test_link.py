@@ -164,7 +164,7 @@ def test_new_game_and_new_from_fen():
     got = rig.ask("new 8/8/8/8/8/8/8/8 w - - 0 1")
     assert len(got) == 1 and got[0].startswith("err new: FEN has 0 white kings")
     assert rig.game.fen() == before
-    assert rig.ask("new " + STARTING_FEN + " extra") == ["err new: a FEN has at most six fields"]
+    assert rig.ask("new " + STARTING_FEN + " extra") == ["err new: a FEN has at most 6 fields, got 7"]
     assert rig.game.fen() == before
     assert rig.ask("new 4k3/8/8/8/8/8/8/4K3 w") == ["ok"]
     assert rig.game.fen() == "4k3/8/8/8/8/8/8/4K3 w - - 0 1"

@@ -60,7 +60,7 @@ class Link:
     def __init__(self, app, write, write_bytes=None):
         self.app = app
         self.write = write
-        self.write_bytes = write_bytes or (lambda data: write(bytes(data).decode()))
+        self.write_bytes = write_bytes or self._bytes_as_text
         self.now = 0
         self.errors = 0  # lines refused, for tests and status
         self.dialect = None  # BOARD, CPP or CHESSLINK once the PC has spoken
@@ -75,6 +75,10 @@ class Link:
         self._message_at = 0
         self._held = []
         app.listeners.append(self.on_event)
+
+    def _bytes_as_text(self, data):
+        # A writer of text only: ChessLink's bytes go through it without their parity bit.
+        self.write("".join(chr(b & 0x7F) for b in data))
 
     # ------------------------------------------------------------------ dialects
 
@@ -119,7 +123,7 @@ class Link:
     def _byte(self, b):
         if self._in_message:
             if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
-                self._in_message = self.chesslink.byte(b)
+                self._in_message = self._chesslink_byte(b, False)
                 return
             self.chesslink.drop()  # unfinished: ignored, as a Millennium board does
             self._in_message = False
@@ -133,7 +137,7 @@ class Link:
         self._cr = False
         if self._len == 0 and self._bad is None and (b & 0x7F) in _CHESSLINK_LETTERS:
             self._message_at = self.now
-            self._in_message = self.use(CHESSLINK).start(b)
+            self._in_message = self._chesslink_byte(b, True)
             return
         if self._bad is not None:
             return  # discarding up to the next line end
@@ -146,6 +150,16 @@ class Link:
         else:
             self._buf[self._len] = b
             self._len += 1
+
+    def _chesslink_byte(self, b, first):
+        """One byte of a ChessLink message; returns whether more are to come."""
+        try:
+            if first:
+                return self.use(CHESSLINK).start(b)
+            return self.chesslink.byte(b)
+        except Exception as e:  # noqa: BLE001 - a bug must not stop the board; say what broke
+            self.err("internal error: %s" % short(repr(e)))
+            return False
 
     def _end_line(self):
         bad = self._bad
