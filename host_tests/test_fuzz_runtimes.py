@@ -1,6 +1,7 @@
-"""The USB link fuzz (host_tests/portable/test_fuzz_link.py) on the MicroPython unix port, with a
-heap big enough to compile the whole board from .py (at 200 kB the portable run skips it: the Pico
-loads .mpy files and needs no compiler memory)."""
+"""The USB link fuzz (host_tests/portable/test_fuzz_link.py) and its three dialects
+(test_link_dialects.py) on the MicroPython unix port, with a heap big enough to compile the whole
+board from .py (at 200 kB the portable run skips them: the Pico loads .mpy files and needs no
+compiler memory)."""
 import os
 import subprocess
 
@@ -10,12 +11,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 
 
-def test_link_fuzz_on_micropython():
+@pytest.mark.parametrize("module, tests", [("test_fuzz_link", 1), ("test_link_dialects", 2)])
+def test_link_fuzz_on_micropython(module, tests):
     if not os.path.exists(MICROPYTHON):
         pytest.fail("no MicroPython in .venv: make test installs it")
     r = subprocess.run(
-        [MICROPYTHON, "-X", "heapsize=512k", "host_tests/run_portable.py", "test_fuzz_link"],
+        [MICROPYTHON, "-X", "heapsize=512k", "host_tests/run_portable.py", module],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.strip().splitlines()[-1] == "1 passed, 0 failed", r.stdout
+    assert r.stdout.strip().splitlines()[-1] == "%d passed, 0 failed" % tests, r.stdout
