@@ -76,6 +76,7 @@ def test_a_row_pad_that_does_not_take_12_mA_is_reported(main_module):
     out = []
     board = main_module.build(settings, pico.machine, pico.neopixel, out.append)
     assert board.app.row_drive_ma == [12, 12, 12, 12, 12, 4, 12, 12]
+    board.link.use("board")  # held until the PC speaks the board's commands (SPEC 6)
     assert out == [
         "msg row pads did not read back 12 mA drive: GPIO 19 (4 mA); a full rank may read empty "
         "(hardware/schematic.md, Pull-ups and logic levels)\n"
@@ -141,6 +142,7 @@ class Bench:
         self.vm = self.pico.vm
         self.t = 0
         self.board.start(0)
+        self.board.link.use("board")  # a builder at a terminal: the start-up messages come out
         self.chain = config.chain_squares(settings.led_chain)
 
     def type(self, line):

@@ -333,11 +333,9 @@ class PtyBoard:
         os.close(self.slave)
 
 
-@pytest.fixture
-def mchess(tmp_path, monkeypatch):
+def open_mchess(port, tmp_path, monkeypatch):
     """python-mchess's ChessLink (mchess/chess_link.py with chess_link_usb.py), configured to the
-    pseudo-terminal as a user's chess_link_config.json would be."""
-    board = PtyBoard()
+    port as a user's chess_link_config.json would be."""
     # A pseudo-terminal has no modem lines: pyserial's DTR ioctl fails there (ENOTTY), where the
     # Pico's USB CDC port takes it. Nothing else of the client is changed.
     original = serial.Serial._update_dtr_state
@@ -353,7 +351,7 @@ def mchess(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "chess_link_config.json").write_text(
         '{"transport": "chess_link_usb", "address": "%s", "autodetect": false, "orientation": true,'
-        ' "protocol_debug": false, "btle_iface": 0}' % board.port
+        ' "protocol_debug": false, "btle_iface": 0}' % port
     )
     monkeypatch.syspath_prepend(os.path.join(HERE, "mchess"))
     for name in ("chess_link", "chess_link_usb", "chess_link_protocol"):
@@ -361,7 +359,28 @@ def mchess(tmp_path, monkeypatch):
     import chess_link
 
     appque = queue.Queue()
-    cl = chess_link.ChessLink(appque, "board")
+    return chess_link.ChessLink(appque, "board"), appque
+
+
+def connect_as_the_agent(cl, appque):
+    """What python-mchess's ChessLinkAgent does on connecting, until the start position is seen."""
+    assert cl.connected
+    cl.get_version()
+    cl.set_debounce(4)
+    cl.get_scan_time_ms()
+    cl.set_scan_time_ms(100.0)
+    cl.get_position()
+    wait_for(appque, "new_game")  # the start position seen (and the board's orientation found)
+    end = time.time() + 3
+    while cl.board_version == "---" and time.time() < end:
+        time.sleep(0.05)
+    assert cl.board_version == "01.03"
+
+
+@pytest.fixture
+def mchess(tmp_path, monkeypatch):
+    board = PtyBoard()
+    cl, appque = open_mchess(board.port, tmp_path, monkeypatch)
     yield cl, appque, board
     cl.quit()
     cl.trans.quit()
@@ -396,18 +415,7 @@ def legal_moves(board):
 
 def test_python_mchess_plays_moves_on_the_board(mchess):
     cl, appque, board = mchess
-    assert cl.connected and cl.board_version == "---"
-    # What python-mchess's ChessLinkAgent does on connecting.
-    cl.get_version()
-    cl.set_debounce(4)
-    cl.get_scan_time_ms()
-    cl.set_scan_time_ms(100.0)
-    cl.get_position()
-    wait_for(appque, "new_game")  # the start position seen (and the board's orientation found)
-    end = time.time() + 3
-    while cl.board_version == "---" and time.time() < end:
-        time.sleep(0.05)
-    assert cl.board_version == "01.03"
+    connect_as_the_agent(cl, appque)
     assert board.rig.link.chesslink.e2rom[2] == 7 and board.rig.link.chesslink.e2rom[1] == 48
     game = chess.Board()
     for uci in ("e2e4", "e7e5", "g1f3"):
@@ -453,3 +461,28 @@ def test_random_chesslink_bytes_never_break_the_link():
     rig.out.clear()
     rig.send(message("X") + message("V"))
     assert split(replies(rig)) == ["x", "v0103"]
+
+
+def test_python_mchess_on_the_simulated_board_terminal(tmp_path, monkeypatch):
+    """The same client against `tools/sim_terminal.py --serial`: the simulated board as a user
+    runs it, its hands typed on its standard input."""
+    from companion_rig import SimBoard, dump
+
+    port = str(tmp_path / "board")
+    sim = SimBoard(port)
+    cl = None
+    try:
+        cl, appque = open_mchess(port, tmp_path, monkeypatch)
+        connect_as_the_agent(cl, appque)
+        game = chess.Board()
+        for uci in ("e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4"):
+            cl.move_from(game.fen(), legal_moves(game), cl.WHITE if game.turn else cl.BLACK)
+            sim.send(("lift %s; move %s %s" % (uci[2:], uci[:2], uci[2:])) if game.piece_at(chess.parse_square(uci[2:])) else "move %s %s" % (uci[:2], uci[2:]))
+            msg, _ = wait_for(appque, "move", seconds=10)
+            assert msg["uci"] == uci, dump(sim)
+            game.push_uci(uci)
+    finally:
+        if cl is not None:
+            cl.quit()
+            cl.trans.quit()
+        sim.stop()

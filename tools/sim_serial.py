@@ -35,7 +35,7 @@ class SerialPort:
         self.say = say or (lambda text: None)
         self.master = None
         self.slave = None
-        self.link = Link(sim.app, self._write)
+        self.link = Link(sim.app, self._write, self._write_bytes)
         # As main.py wires it: the App's console messages go out as `msg` lines too (and still to
         # the simulator's log), and the link is polled after every scan.
         console = sim.app.console
@@ -94,10 +94,14 @@ class SerialPort:
     # ------------------------------------------------------------------ bytes
 
     def _write(self, text):
+        self._write_bytes(text.encode("ascii", "replace"))
+
+    def _write_bytes(self, data):
+        # ChessLink's answers carry odd parity in bit 7 when the client's bytes do: raw bytes.
         if self.master is None:
             return
         try:
-            os.write(self.master, text.encode("ascii", "replace"))
+            os.write(self.master, bytes(data))
         except OSError as e:
             if e.errno not in (errno.EAGAIN, errno.EIO):
                 raise
