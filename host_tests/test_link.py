@@ -180,7 +180,7 @@ def test_promotion_choice_from_the_pc():
     assert rig.lines() == ["move a7a8q"]
     assert rig.ask("promote n") == ["ok"]
     rig.run(20)
-    assert rig.lines() == ["promote a7a8n"]
+    assert rig.lines() == ["promote a7a8n", "msg the pawn on a8 becomes a knight"]
     assert rig.game.uci_moves() == ["a7a8n"]
     assert rig.ask("promote x") == ["err promote needs q, r, b or n"]
 
@@ -319,7 +319,8 @@ def test_outside_a_round_the_board_streams_its_events():
     assert rig.lines() == ["move e2e4"]
     rig.lift("d7")
     rig.place("d4", ms=600)  # d7-d4 is no move: an illegal move, said once (App's console repeat dropped)
-    assert rig.lines() == ["error illegal d7 d4"]
+    # The machine line, then the same in plain words for a person at the console (core/messages.py).
+    assert rig.lines() == ["error illegal d7 d4", "msg the pawn on d7 cannot go to d4: put it back on d7"]
     rig.lift("d4")
     rig.place("d7", ms=400)
     assert rig.lines() == []

@@ -218,7 +218,15 @@ class Link:
         dialect = self.dialect
         try:
             if dialect == BOARD:
-                self.line(board.event_text(ev))
+                text = board.event_text(ev)
+                self.line(text)
+                # The same line in plain words for the person at the console (core/messages.py, as
+                # the simulators and the companion say it). Loaded on the first event, not at boot.
+                from core.messages import explain
+
+                plain = explain(text, self.app.referee.game.position)
+                if plain:
+                    self.line("msg " + plain)
             elif dialect == CPP:
                 self.cpp.on_event(ev)
             elif dialect == CHESSLINK:
