@@ -1,0 +1,725 @@
+# The search: iterative deepening negamax alpha-beta (PVS), with quiescence, that can stop after any
+# node and carry on later.
+#
+# Why resumable: on the board the engine thinks inside the scan loop, which must read the reed
+# switches every few milliseconds. A recursive search cannot hand control back in the middle, so
+# this one keeps its stack in arrays, one entry per ply (window, depth, best score, which move it
+# is on, what the child search was for), and run(budget) visits at most `budget` positions before
+# it returns. The same loop serves tools/uci.py, which simply calls run() until the clock says stop.
+#
+# What it does, in the order a node meets it:
+# - a draw by repetition or the fifty-move rule scores 0 (the game's earlier positions count: they
+#   are the position's own undo records);
+# - a side in check searches one ply deeper (so mates and escapes are seen through);
+# - at depth 0, quiescence: the side to move may "stand pat" on the static evaluation or try
+#   captures (and queen promotions), best victim by least attacker first (MVV-LVA), so the score
+#   is never taken in the middle of an exchange;
+# - the transposition table (a small array) gives a cutoff or at least the best move found before;
+# - null move: if passing still leaves the opponent unable to reach beta, the node is cut off;
+# - moves are tried hash move / previous iteration's best first, then captures MVV-LVA, then two
+#   killer moves per ply, then the other quiet moves by history; late quiet moves are searched
+#   one ply shallower and with a null window (PVS), and searched again in full only if they
+#   surprise.
+#
+# Memory: everything is preallocated in the constructor (about 19 KB with the default sizes, see
+# footprint()); a node allocates nothing on MicroPython. Scores and moves stay small ints.
+from array import array
+
+from micropython import const
+
+from core.position import (
+    BLACK,
+    KING,
+    MOVE_CASTLING,
+    MOVE_EN_PASSANT,
+    MOVE_PROMOTE_KNIGHT,
+    NO_SQUARE,
+    PAWN,
+    ROOK,
+    SQ64,
+    WHITE,
+    Z_SIDE,
+)
+from engine.movegen import MAX_MOVES_PER_POSITION, generate
+from engine.tables import EG, MG, PHASE, PHASE_FULL, VALUE
+
+MATE = const(30000)  # a mate in n plies from the root scores MATE - n
+MATE_BOUND = const(29000)  # scores beyond this are mates
+INFINITE = const(31000)
+
+# What run() does next at the current ply.
+_ENTER = const(0)  # a new node: draw checks, leaf or quiescence, table, null move
+_GEN = const(1)  # generate and order the moves
+_NEXT = const(2)  # try the next move
+_RETURN = const(3)  # the node's value is in self._value: hand it to the parent
+
+# Per-ply flags.
+_QUIESCENCE = const(1)
+_IN_CHECK = const(2)
+_NULL_PENDING = const(4)  # the child being searched is a null move (a pass)
+_AFTER_NULL = const(8)  # this node was reached by a null move: no second pass in a row
+
+# What the child search of the current move is (PVS and late move reductions).
+_FULL = const(0)  # full window, full depth
+_REDUCED = const(1)  # null window, one ply shallower
+_SCOUT = const(2)  # null window, full depth
+
+# Transposition table entry kinds (in the top two bits of the depth byte).
+_EXACT = const(1)
+_LOWER = const(2)  # the score is at least this (a cutoff)
+_UPPER = const(3)  # the score is at most this (no move reached alpha)
+
+# Move-ordering keys, stored above the 17 move bits in the same array entry (key << 17 | move):
+# all below 2**13 so that the entry stays a small int (< 2**30).
+_KEY_HASH = const(8000)
+_KEY_PROMOTE = const(7000)
+_KEY_CAPTURE = const(6000)
+_KEY_KILLER1 = const(5000)
+_KEY_KILLER2 = const(4900)
+_HISTORY_MAX = const(4000)
+_MOVE_MASK = const(0x1FFFF)
+
+_NULL_REDUCTION = const(2)
+_TEMPO = const(10)  # the side to move is a little better off: it moves first
+
+
+# For a difference of two 0x88 squares (+119): 1 if they share a rank, file or diagonal.
+_ALIGNED = bytearray(239)
+for _d in (16, -16, 1, -1, 17, 15, -15, -17):
+    for _n in range(1, 8):
+        _ALIGNED[_d * _n + 119] = 1
+
+
+def _words(n):
+    return array("i", bytes(4 * n))
+
+
+class Search:
+    """One engine: start(position, ...) then run(budget) until it returns True; best_move then.
+
+    The position passed to start() is the engine's own to use until the search ends (it makes and
+    unmakes moves on it between run() calls): give it a copy, not the game the referee reads."""
+
+    def __init__(self, max_ply=48, move_room=1024, tt_bits=9):
+        self.max_ply = max_ply
+        self.moves = _words(move_room)
+        self.move_room = move_room
+        n = max_ply + 1
+        self._alpha = _words(n)
+        self._beta = _words(n)
+        self._depth = _words(n)
+        self._best = _words(n)
+        self._best_move = _words(n)
+        self._alpha0 = _words(n)
+        self._next = _words(n)  # index of the next move to try in self.moves
+        self._end = _words(n)
+        self._move = _words(n)  # the move being searched at this ply
+        self._kind = bytearray(n)  # _FULL, _REDUCED or _SCOUT for that move's child
+        self._legal = _words(n)  # legal moves tried so far
+        self._flags = bytearray(n)
+        self._mg = _words(n + 1)  # material + piece-square sums, white minus black, per phase
+        self._eg = _words(n + 1)
+        self._phase = _words(n + 1)
+        self._static = _words(n)  # static evaluation for the side to move
+        self._saved_ep = _words(n)  # what a null move clears, to put back
+        self._saved_clock = _words(n)
+        self.killers = _words(2 * n)
+        self.history = array("h", bytes(2 * 16 * 64))  # piece code x destination square
+        size = 1 << tt_bits
+        self._tt_mask = size - 1
+        self._tt_key = _words(size)
+        self._tt_move = _words(size)
+        self._tt_score = array("h", bytes(2 * size))
+        self._tt_info = bytearray(size)  # depth | kind << 6
+        self.pos = None
+        self.done = True
+        self.nodes = 0
+        self.best_move = 0
+        self.score = 0
+        self.depth = 0  # the deepest iteration completed
+        self.root_moves = 0  # legal moves at the root (known once depth 1 is done)
+
+    def footprint(self):
+        """Bytes of preallocated state (arrays and tables, not the code)."""
+        arrays = (
+            self.moves, self._alpha, self._beta, self._depth, self._best, self._best_move,
+            self._alpha0, self._next, self._end, self._move, self._legal, self._mg, self._eg,
+            self._phase, self._static, self._saved_ep, self._saved_clock, self.killers,
+            self.history, self._tt_key, self._tt_move, self._tt_score,
+        )  # fmt: skip
+        n = len(self._kind) + len(self._flags) + len(self._tt_info)
+        for a in arrays:
+            n += len(a) * (2 if a is self.history or a is self._tt_score else 4)
+        return n + 2 * len(MG) + 2 * len(EG)
+
+    def clear(self):
+        """Forget what earlier games taught the tables (a new game)."""
+        for a in (self._tt_key, self._tt_move, self.killers, self.history):
+            for i in range(len(a)):
+                a[i] = 0
+        for i in range(len(self._tt_info)):
+            self._tt_info[i] = 0
+
+    # ------------------------------------------------------------------ control
+
+    def start(self, pos, max_depth=32, max_nodes=1 << 29):
+        """Begin searching pos for the side to move. max_depth: plies of the deepest iteration;
+        max_nodes: positions to visit at most (the search stops in the middle of an iteration and
+        keeps the best move found so far)."""
+        self.pos = pos
+        self.max_depth = min(max_depth, self.max_ply - 1)
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        self.best_move = 0
+        self.score = 0
+        self.depth = 0
+        self.root_moves = 0
+        self.done = False
+        mg = eg = ph = 0
+        b = pos.board
+        for sq in range(120):
+            p = b[sq] if not sq & 0x88 else 0
+            if p:
+                kind = p & 7
+                if p & 8:
+                    i = kind << 7 | (sq ^ 0x70)
+                    mg -= MG[i]
+                    eg -= EG[i]
+                else:
+                    i = kind << 7 | sq
+                    mg += MG[i]
+                    eg += EG[i]
+                ph += PHASE[kind]
+        self._mg[0] = mg
+        self._eg[0] = eg
+        self._phase[0] = ph
+        for i in range(len(self.killers)):
+            self.killers[i] = 0
+        h = self.history
+        for i in range(len(h)):
+            h[i] >>= 2  # old history still hints, but the new position matters more
+        self._iterate(1)
+
+    def _iterate(self, depth):
+        self._root_depth = depth
+        self._ply = 0
+        self._alpha[0] = -INFINITE
+        self._beta[0] = INFINITE
+        self._depth[0] = depth
+        self._flags[0] = 0
+        self._action = _ENTER
+
+    def stop(self):
+        """End the search now (the best move so far stays in best_move); the position is restored."""
+        if not self.done:
+            self._abort()
+
+    def _abort(self):
+        pos = self.pos
+        ply = self._ply
+        if not self.best_move:
+            # Stopped before the first move was searched to the end: the move on the path at the
+            # root is legal (it was tested when made), else any legal move.
+            if ply:
+                self.best_move = self._move[0]
+            else:
+                first = pos.legal_moves()
+                self.best_move = first[0] if first else 0
+        # Take back the moves on the path. A ply whose child is a null move has made no move.
+        for p in range(ply - 1, -1, -1):
+            if self._flags[p] & _NULL_PENDING:
+                self._unnull(p)
+            else:
+                pos.unmake()
+        self._ply = 0
+        self.done = True
+
+    def think(self, pos, max_depth=32, max_nodes=1 << 29, clock=None, time_ms=0, slice_nodes=256):
+        """Search to the end in one call (tools, tests): clock() in ms with time_ms stops it too.
+        Returns the best move (0 if the side to move has none)."""
+        self.start(pos, max_depth, max_nodes)
+        t0 = clock() if clock is not None else 0
+        while not self.run(slice_nodes):
+            if clock is not None and time_ms and clock() - t0 >= time_ms:
+                self.stop()
+        return self.best_move
+
+    # ------------------------------------------------------------------ the search loop
+
+    def run(self, budget):
+        """Visit at most `budget` positions; True when the search has finished."""
+        if self.done:
+            return True
+        pos = self.pos
+        b = pos.board
+        moves = self.moves
+        alphas = self._alpha
+        betas = self._beta
+        depths = self._depth
+        bests = self._best
+        best_moves = self._best_move
+        nexts = self._next
+        ends = self._end
+        cur = self._move
+        kinds = self._kind
+        legal = self._legal
+        flags = self._flags
+        ply = self._ply
+        action = self._action
+        value = self._value if action == _RETURN else 0
+        max_ply = self.max_ply
+        room = self.move_room - MAX_MOVES_PER_POSITION
+        while True:
+            if action == _ENTER:
+                if self.nodes >= self.max_nodes and ply:
+                    self._ply = ply
+                    self._abort()
+                    return True
+                if budget <= 0:
+                    self._ply = ply
+                    self._action = _ENTER
+                    return False
+                budget -= 1
+                self.nodes += 1
+                alpha = alphas[ply]
+                beta = betas[ply]
+                depth = depths[ply]
+                us = pos.side
+                if ply:
+                    if pos.halfmove >= 100 or self._repeated():
+                        value = 0
+                        action = _RETURN
+                        continue
+                    # A mate found nearer the root cannot be beaten here (mate distance pruning).
+                    if alpha < -MATE + ply:
+                        alpha = -MATE + ply
+                    if beta > MATE - ply - 1:
+                        beta = MATE - ply - 1
+                    if alpha >= beta:
+                        value = alpha
+                        action = _RETURN
+                        continue
+                static = self._evaluate(ply, us)
+                # This node's moves go after its parent's in the shared array.
+                base = ends[ply - 1] if ply else 0
+                nexts[ply] = base
+                ends[ply] = base
+                if ply >= max_ply - 1 or base > room:
+                    value = static  # no deeper: the stack or the move array is full
+                    action = _RETURN
+                    continue
+                f = flags[ply] & _AFTER_NULL
+                in_check = pos.attacked(pos.kings[us], us ^ 8)
+                if in_check:
+                    f |= _IN_CHECK
+                    # Check extension; at the horizon a side in check must show it can escape,
+                    # so it searches all its moves instead of standing pat. Kept within twice the
+                    # iteration's depth so that a run of checks cannot go on for ever.
+                    if ply < 2 * self._root_depth + 2:
+                        depth = 1 if depth <= 0 else depth + 1
+                self._static[ply] = static
+                depths[ply] = depth
+                alphas[ply] = alpha
+                betas[ply] = beta
+                self._alpha0[ply] = alpha
+                best_moves[ply] = 0
+                legal[ply] = 0
+                if depth <= 0:
+                    f |= _QUIESCENCE
+                    flags[ply] = f
+                    if static >= beta:
+                        value = static
+                        action = _RETURN
+                        continue
+                    if static > alpha:
+                        alphas[ply] = static
+                    bests[ply] = static
+                    action = _GEN
+                    continue
+                flags[ply] = f
+                bests[ply] = -INFINITE
+                if ply:
+                    hit = self._probe(ply, depth, alpha, beta)
+                    if hit != -INFINITE:
+                        value = hit
+                        action = _RETURN
+                        continue
+                    # Null move: pass; if the opponent still cannot reach beta, this position is
+                    # good enough. Not in check, not twice in a row, not without pieces (zugzwang
+                    # is common in pawn endings), not near mate scores.
+                    if (
+                        depth >= 3
+                        and not in_check
+                        and not f & _AFTER_NULL
+                        and static >= beta
+                        and beta < MATE_BOUND
+                        and self._has_pieces(us)
+                    ):
+                        flags[ply] = f | _NULL_PENDING
+                        self._null(ply)
+                        ply += 1
+                        alphas[ply] = -beta
+                        betas[ply] = -beta + 1
+                        depths[ply] = depth - 1 - _NULL_REDUCTION
+                        flags[ply] = _AFTER_NULL
+                        continue
+                action = _GEN
+                continue
+
+            if action == _GEN:
+                start = ends[ply]
+                f = flags[ply]
+                end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE)
+                self._order(ply, start, end)
+                nexts[ply] = start
+                ends[ply] = end
+                action = _NEXT
+                continue
+
+            if action == _NEXT:
+                i = nexts[ply]
+                end = ends[ply]
+                if i >= end:
+                    # No move left: the node's value.
+                    f = flags[ply]
+                    if not legal[ply] and not f & _QUIESCENCE:
+                        value = -MATE + ply if f & _IN_CHECK else 0
+                    else:
+                        value = bests[ply]
+                    if not f & _QUIESCENCE:
+                        self._store(ply, value)
+                    if not ply:
+                        self.root_moves = legal[0]
+                    action = _RETURN
+                    continue
+                # Pick the entry with the highest ordering key (selection: the first moves usually
+                # cut the node off, so sorting the rest would be wasted).
+                top = i
+                w = moves[i]
+                for j in range(i + 1, end):
+                    if moves[j] > w:
+                        w = moves[j]
+                        top = j
+                moves[top] = moves[i]
+                moves[i] = w
+                nexts[ply] = i + 1
+                m = w & _MOVE_MASK
+                us = pos.side
+                frm = m & 127
+                k = pos.kings[us]
+                # Only a king move, en passant, a move in check or one off a line through the king
+                # (it may be pinned) can leave the king attacked: just those are tested.
+                risky = frm == k or flags[ply] & _IN_CHECK or _ALIGNED[frm - k + 119] or (m >> 14) == MOVE_EN_PASSANT
+                self._make(ply, m)
+                if risky and pos.attacked(pos.kings[us], us ^ 8):
+                    pos.unmake()  # it leaves the king in check: not a legal move
+                    continue
+                n = legal[ply] + 1
+                legal[ply] = n
+                cur[ply] = m
+                alpha = alphas[ply]
+                beta = betas[ply]
+                depth = depths[ply]
+                f = flags[ply]
+                ply += 1
+                flags[ply] = 0
+                action = _ENTER
+                if f & _QUIESCENCE:
+                    alphas[ply] = -beta
+                    betas[ply] = -alpha
+                    depths[ply] = 0
+                    kinds[ply - 1] = _FULL
+                elif n == 1:
+                    alphas[ply] = -beta
+                    betas[ply] = -alpha
+                    depths[ply] = depth - 1
+                    kinds[ply - 1] = _FULL
+                else:
+                    # Late quiet moves of an ordinary node: probably worse, so look less deep first.
+                    r = 0
+                    if depth >= 3 and n > 3 and not f & _IN_CHECK and (w >> 17) < _KEY_KILLER2 and not (m >> 14) >= MOVE_PROMOTE_KNIGHT:
+                        r = 1 if n < 10 or depth < 5 else 2
+                    alphas[ply] = -alpha - 1
+                    betas[ply] = -alpha
+                    depths[ply] = depth - 1 - r
+                    kinds[ply - 1] = _REDUCED if r else _SCOUT
+                continue
+
+            # _RETURN: the node at `ply` is worth `value` (for its side to move).
+            if not ply:
+                self._root_done(value)
+                if self.done:
+                    return True
+                ply = 0
+                action = _ENTER
+                continue
+            ply -= 1
+            score = -value
+            f = flags[ply]
+            if f & _NULL_PENDING:
+                self._unnull(ply)
+                flags[ply] = f & ~_NULL_PENDING
+                if score >= betas[ply]:
+                    value = betas[ply] if score > MATE_BOUND else score  # a mate after a pass proves nothing
+                    action = _RETURN
+                else:
+                    action = _GEN
+                continue
+            pos.unmake()
+            m = cur[ply]
+            alpha = alphas[ply]
+            beta = betas[ply]
+            kind = kinds[ply]
+            if kind != _FULL and score > alpha and (kind == _REDUCED or score < beta):
+                # The null-window search says this move may be better: search it properly.
+                self._make(ply, m)
+                ply += 1
+                flags[ply] = 0
+                depths[ply] = depths[ply - 1] - 1
+                if kind == _REDUCED:
+                    alphas[ply] = -alpha - 1
+                    betas[ply] = -alpha
+                    kinds[ply - 1] = _SCOUT
+                else:
+                    alphas[ply] = -beta
+                    betas[ply] = -alpha
+                    kinds[ply - 1] = _FULL
+                action = _ENTER
+                continue
+            action = _NEXT
+            if score > bests[ply]:
+                bests[ply] = score
+                if score > alpha:
+                    alphas[ply] = score
+                    best_moves[ply] = m
+                    if not ply:
+                        self.best_move = m
+                        self.score = score
+                    if score >= beta:
+                        if not f & _QUIESCENCE:
+                            self._cutoff(ply, m, depths[ply])
+                            self._store(ply, score)
+                        value = score
+                        action = _RETURN
+
+    def _root_done(self, value):
+        """An iteration is complete: keep its result, then go one ply deeper or finish."""
+        d = self._root_depth
+        self.depth = d
+        if self._best_move[0]:
+            self.best_move = self._best_move[0]
+            self.score = value
+        if (
+            d >= self.max_depth
+            or self.root_moves <= 1
+            or (value > MATE_BOUND and MATE - value <= d)
+            or (value < -MATE_BOUND and MATE + value <= d)
+        ):
+            self.done = True
+            return
+        self._iterate(d + 1)
+
+    # ------------------------------------------------------------------ moves
+
+    def _make(self, ply, m):
+        """Make m and carry the evaluation sums to ply + 1 (incrementally: only what moves)."""
+        pos = self.pos
+        b = pos.board
+        frm = m & 127
+        to = (m >> 7) & 127
+        flag = m >> 14
+        p = b[frm]
+        cap = b[to]
+        kind = p & 7
+        flip = 0x70 if p & 8 else 0
+        i = kind << 7
+        dmg = MG[i | (to ^ flip)] - MG[i | (frm ^ flip)]
+        deg = EG[i | (to ^ flip)] - EG[i | (frm ^ flip)]
+        ph = self._phase[ply]
+        if flag:
+            if flag == MOVE_EN_PASSANT:
+                j = PAWN << 7 | ((to - 16 if flip == 0 else to + 16) ^ flip ^ 0x70)
+                dmg += MG[j]
+                deg += EG[j]
+            elif flag == MOVE_CASTLING:
+                if to > frm:
+                    rf = to + 1
+                    rt = to - 1
+                else:
+                    rf = to - 2
+                    rt = to + 1
+                j = ROOK << 7
+                dmg += MG[j | (rt ^ flip)] - MG[j | (rf ^ flip)]
+                deg += EG[j | (rt ^ flip)] - EG[j | (rf ^ flip)]
+            elif flag >= MOVE_PROMOTE_KNIGHT:
+                q = flag - 2
+                j = q << 7 | (to ^ flip)
+                dmg += MG[j] - MG[i | (to ^ flip)]
+                deg += EG[j] - EG[i | (to ^ flip)]
+                ph += PHASE[q]
+        if cap:
+            # The captured piece stood on its own side's table: mirrored for the mover.
+            j = (cap & 7) << 7 | (to ^ flip ^ 0x70)
+            dmg += MG[j]
+            deg += EG[j]
+            ph -= PHASE[cap & 7]
+        if flip:
+            dmg = -dmg
+            deg = -deg
+        self._mg[ply + 1] = self._mg[ply] + dmg
+        self._eg[ply + 1] = self._eg[ply] + deg
+        self._phase[ply + 1] = ph
+        pos.make(m)
+
+    def _null(self, ply):
+        """Pass: the other side moves (no move is made on the board, only the side flips)."""
+        pos = self.pos
+        self._saved_ep[ply] = pos.ep
+        self._saved_clock[ply] = pos.halfmove
+        pos.ep = NO_SQUARE
+        pos.halfmove = 0  # and positions before the pass are not repetitions of those after it
+        pos.side ^= BLACK
+        pos.zkey ^= Z_SIDE
+        self._mg[ply + 1] = self._mg[ply]
+        self._eg[ply + 1] = self._eg[ply]
+        self._phase[ply + 1] = self._phase[ply]
+
+    def _unnull(self, ply):
+        pos = self.pos
+        pos.side ^= BLACK
+        pos.zkey ^= Z_SIDE
+        pos.ep = self._saved_ep[ply]
+        pos.halfmove = self._saved_clock[ply]
+
+    def _order(self, ply, start, end):
+        """Give each move its ordering key, stored above the move bits."""
+        moves = self.moves
+        b = self.pos.board
+        hash_move = self._tt_best(ply) if ply else self.best_move
+        k1 = self.killers[2 * ply]
+        k2 = self.killers[2 * ply + 1]
+        history = self.history
+        for i in range(start, end):
+            m = moves[i]
+            to = (m >> 7) & 127
+            flag = m >> 14
+            victim = b[to]
+            if m == hash_move:
+                key = _KEY_HASH
+            elif flag >= MOVE_PROMOTE_KNIGHT:
+                key = _KEY_PROMOTE + (VALUE[flag - 2] >> 4) if flag == 7 else 100 + flag
+            elif victim or flag == MOVE_EN_PASSANT:
+                # Most valuable victim first, then the least valuable attacker.
+                key = _KEY_CAPTURE + (VALUE[victim & 7] if victim else 100) - (b[m & 127] & 7)
+            elif m == k1:
+                key = _KEY_KILLER1
+            elif m == k2:
+                key = _KEY_KILLER2
+            else:
+                key = history[b[m & 127] << 6 | SQ64[to]]
+            moves[i] = m | key << 17
+
+    def _cutoff(self, ply, m, depth):
+        """A move refuted the opponent's last one: remember it for the sibling positions."""
+        b = self.pos.board
+        to = (m >> 7) & 127
+        if b[to] or (m >> 14) >= MOVE_EN_PASSANT and (m >> 14) != MOVE_CASTLING:
+            return  # captures and promotions are ordered first anyway
+        k = self.killers
+        if k[2 * ply] != m:
+            k[2 * ply + 1] = k[2 * ply]
+            k[2 * ply] = m
+        h = self.history
+        i = b[m & 127] << 6 | SQ64[to]
+        v = h[i] + depth * depth
+        if v > _HISTORY_MAX:
+            for j in range(len(h)):
+                h[j] >>= 1
+            v >>= 1
+        h[i] = v
+
+    # ------------------------------------------------------------------ knowledge
+
+    def _evaluate(self, ply, us):
+        """Static evaluation for the side to move: the two phases' sums blended by material left."""
+        ph = self._phase[ply]
+        if ph > PHASE_FULL:
+            ph = PHASE_FULL  # extra queens from promotions
+        e = (self._mg[ply] * ph + self._eg[ply] * (PHASE_FULL - ph)) // PHASE_FULL
+        return (e if us == WHITE else -e) + _TEMPO
+
+    def _has_pieces(self, us):
+        """Does the side have a piece other than king and pawns? (null move is unsafe without)"""
+        b = self.pos.board
+        for sq in range(120):
+            p = b[sq] if not sq & 0x88 else 0
+            if p and p & 8 == us and p & 7 != PAWN and p & 7 != KING:
+                return True
+        return False
+
+    def _repeated(self):
+        """Has this position occurred before, since the last capture or pawn move? The position's
+        undo records keep the key of every position before each move, the game's included."""
+        pos = self.pos
+        hm = pos.halfmove
+        if hm < 4:
+            return False
+        st = pos._stack  # three words per move made; the third is the key before the move
+        sp = pos._sp
+        key = pos.zkey
+        k = 4
+        while k <= hm and 3 * k <= sp:
+            if st[sp - 3 * k + 2] == key:
+                return True
+            k += 2
+        return False
+
+    # ------------------------------------------------------------------ transposition table
+
+    def _probe(self, ply, depth, alpha, beta):
+        """A score from the table good enough to stop here, or -INFINITE."""
+        key = self.pos.zkey
+        i = key & self._tt_mask
+        if self._tt_key[i] != key:
+            return -INFINITE
+        info = self._tt_info[i]
+        if (info & 63) < depth:
+            return -INFINITE
+        s = self._tt_score[i]
+        if s > MATE_BOUND:
+            s -= ply
+        elif s < -MATE_BOUND:
+            s += ply
+        kind = info >> 6
+        if kind == _EXACT or (kind == _LOWER and s >= beta) or (kind == _UPPER and s <= alpha):
+            return s
+        return -INFINITE
+
+    def _tt_best(self, ply):
+        key = self.pos.zkey
+        i = key & self._tt_mask
+        return self._tt_move[i] if self._tt_key[i] == key else 0
+
+    def _store(self, ply, score):
+        """Remember the node's result (always replacing: the table is small and recent is best)."""
+        key = self.pos.zkey
+        i = key & self._tt_mask
+        if score >= self._beta[ply]:
+            kind = _LOWER
+        elif score > self._alpha0[ply]:
+            kind = _EXACT
+        else:
+            kind = _UPPER
+        s = score
+        if s > MATE_BOUND:
+            s += ply
+        elif s < -MATE_BOUND:
+            s -= ply
+        d = self._depth[ply]
+        m = self._best_move[ply]
+        if not m and self._tt_key[i] == key:
+            m = self._tt_move[i]  # no move reached alpha this time: keep the one found before
+        self._tt_key[i] = key
+        self._tt_move[i] = m
+        self._tt_score[i] = s
+        self._tt_info[i] = (d if d < 63 else 63) | kind << 6

@@ -1,0 +1,149 @@
+# The engine against python-chess: every move it returns is legal, it finds every mate in two of
+# a suite, it plays whole games against itself, and stopping and resuming a search changes nothing.
+import os
+import random
+
+import chess
+import pytest
+
+from core.position import Position, move_uci
+from engine.search import MATE, Search
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _suite():
+    with open(os.path.join(HERE, "engine", "mate_in_two.fen")) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def _random_positions(count, seed):
+    """Positions from random games: openings, middlegames, castling, en passant, promotions, ends."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        board = chess.Board()
+        while not board.is_game_over() and board.ply() < 200 and len(out) < count:
+            moves = list(board.legal_moves)
+            # Prefer captures and promotions now and then, so that endgames with few pieces come up.
+            tactical = [m for m in moves if board.is_capture(m) or m.promotion]
+            board.push(rng.choice(tactical if tactical and rng.random() < 0.4 else moves))
+            out.append(board.fen())
+    return out
+
+
+def _mates_in_one(board):
+    for m in board.legal_moves:
+        board.push(m)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return True
+    return False
+
+
+def _forces_mate_in_two(board, move):
+    board.push(move)
+    try:
+        if board.is_game_over():
+            return False
+        for reply in list(board.legal_moves):
+            board.push(reply)
+            ok = _mates_in_one(board)
+            board.pop()
+            if not ok:
+                return False
+        return True
+    finally:
+        board.pop()
+
+
+def test_never_returns_an_illegal_move():
+    """3000 positions, budgets from 1 to 40 positions searched: the move is always legal, the
+    position is left exactly as it was, and a side without moves gets 0."""
+    rng = random.Random(12)
+    search = Search()
+    for fen in _random_positions(3000, 12):
+        board = chess.Board(fen)
+        pos = Position(fen)
+        before = (bytes(pos.board), pos.side, pos.castling, pos.ep, pos.halfmove, pos.zkey, pos._sp)
+        m = search.think(pos, max_nodes=rng.randint(1, 40))
+        assert (bytes(pos.board), pos.side, pos.castling, pos.ep, pos.halfmove, pos.zkey, pos._sp) == before, fen
+        if board.is_game_over(claim_draw=False) and not any(board.legal_moves):
+            assert m == 0, fen
+        else:
+            assert m and chess.Move.from_uci(move_uci(m)) in board.legal_moves, (fen, move_uci(m) if m else m)
+
+
+def test_suite_is_mate_in_two():
+    suite = _suite()
+    assert len(suite) >= 50
+    for fen in suite:
+        board = chess.Board(fen)
+        assert not _mates_in_one(board), fen
+        assert any(_forces_mate_in_two(board, m) for m in board.legal_moves), fen
+
+
+@pytest.mark.parametrize("fen", _suite())
+def test_finds_mate_in_two(fen):
+    search = Search()
+    m = search.think(Position(fen), max_nodes=30000)
+    assert search.score == MATE - 3, (fen, search.score, search.depth)
+    assert _forces_mate_in_two(chess.Board(fen), chess.Move.from_uci(move_uci(m))), (fen, move_uci(m))
+
+
+def test_plays_legal_games_against_itself():
+    """Three games with a few hundred positions a move: every move legal, every game ends."""
+    search = Search()
+    for game in range(3):
+        board = chess.Board()
+        pos = Position()
+        while not board.is_game_over(claim_draw=True) and board.ply() < 300:
+            m = search.think(pos, max_nodes=150 + 100 * game)
+            move = chess.Move.from_uci(move_uci(m))
+            assert move in board.legal_moves, (board.fen(), move_uci(m))
+            board.push(move)
+            pos.make(m)
+            assert pos.fen() == board.fen(), board.fen()
+        assert board.is_game_over(claim_draw=True) or board.ply() >= 300
+
+
+def test_stopping_and_resuming_changes_nothing():
+    """A search run one position at a time finds what a search run in one go finds, node for node."""
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    whole = Search()
+    m = whole.think(Position(fen), max_nodes=3000, slice_nodes=10**6)
+    sliced = Search()
+    pos = Position(fen)
+    sliced.start(pos, max_nodes=3000)
+    calls = 1
+    while not sliced.run(1):
+        calls += 1
+    assert (sliced.best_move, sliced.score, sliced.depth, sliced.nodes) == (m, whole.score, whole.depth, whole.nodes)
+    assert calls >= 3000
+    assert pos.fen() == Position(fen).fen()
+
+
+def test_sees_a_repetition_as_a_draw():
+    """The knights go out and back: the start position is on the board again, which the search
+    reads from the position's own history (the game's moves before the search count too)."""
+    search = Search()
+    pos = Position()
+    search.think(pos, max_nodes=10)
+    for uci in ("g1f3", "g8f6", "f3g1"):
+        pos.make(pos.parse_uci(uci))
+        assert not search._repeated()
+    pos.make(pos.parse_uci("f6g8"))
+    assert search._repeated()
+    # Once a pawn has moved nothing before it can come back.
+    pos.make(pos.parse_uci("e2e4"))
+    assert not search._repeated()
+
+
+def test_takes_a_hanging_piece_and_keeps_its_own():
+    search = Search()
+    # A black queen left en prise on d4: white takes it.
+    assert move_uci(search.think(Position("4k3/8/8/8/3q4/8/3R4/4K3 w - - 0 1"), max_nodes=2000)) == "d2d4"
+    # The white queen attacked by a pawn: it moves away rather than leaving it.
+    m = search.think(Position("rnbqkbnr/ppp2ppp/8/3pp3/4Q3/8/PPPP1PPP/RNB1KBNR w KQkq - 0 3"), max_nodes=2000)
+    assert move_uci(m)[:2] == "e4"
