@@ -8,6 +8,7 @@ from core.game import Game
 from core.pipeline import feed_scan
 from core.position import square_name
 from core.referee import SETUP, Referee
+from engine.opponent import Opponent
 
 # A square that reads occupied where the game has no piece, and has not changed for this long while
 # the board shows the error, is reported as a possible stuck switch (or a stray piece).
@@ -20,9 +21,10 @@ class App:
     matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional).
     leds.show(frame, now_ms).
     store: save(game, mode) and resume() -> (game, mode, notes) or None (firmware/store.py).
-    console(text): where messages for a person go (the USB serial console on the Pico)."""
+    console(text): where messages for a person go (the USB serial console on the Pico).
+    clock(): microseconds, wrapping at 2**30 (time.ticks_us), for the engine's thinking slices."""
 
-    def __init__(self, settings, matrix, leds, store=None, console=None):
+    def __init__(self, settings, matrix, leds, store=None, console=None, clock=None):
         self.settings = settings
         self.matrix = matrix
         self.leds = leds
@@ -37,6 +39,10 @@ class App:
         # until it lets go; the referee and display keep working underneath.
         self.host_frame = None
         self.listeners = []  # callables(event) told of every referee event (the USB link)
+        # The board's own engine: plays a side when asked (gesture, board.json, USB), else idles.
+        self.opponent = Opponent(self, settings, clock)
+        self.listeners.append(self.opponent.on_event)
+        self.referee.gesture = self.opponent.holds
         self.faults = []  # squares the hardware checks flag
         self._version = -1
         self._changed_at = [0] * 64  # when each square last changed, for the stuck-switch check
@@ -65,6 +71,7 @@ class App:
                 ref.set_mode(mode)
                 self.console("resuming the saved game after %d moves" % game.ply())
         ref.load_game(game or Game(), now)
+        self.opponent.resume(self.store if game is not None else None)
         if ref.phase == SETUP:
             self.console("set up the position: the LEDs show where pieces must go")
         self._check_matrix(now)
@@ -90,6 +97,7 @@ class App:
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
             self._stuck_checked = now
             self._check_stuck(now)
+        self.opponent.step(now)  # one thinking slice at most: the scan loop never waits for it
         self._show(now)
         self.steps += 1
         return n
@@ -120,6 +128,7 @@ class App:
         if ref.version != self._version:
             self._version = ref.version
             self.display.render(ref, self.faults)
+            self.opponent.paint(self.frame)
         self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)
 
     def redraw(self):

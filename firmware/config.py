@@ -51,6 +51,7 @@ LED_TYPES = ("ws2812", "max7219")
 LED_CHAINS = ("serpentine", "rows")
 MODES = ("strict", "casual")
 PROMOTION_PIECES = ("q", "r", "b", "n")
+OPPONENTS = ("none", "white", "black")
 FILES = "abcdefgh"
 
 # SPEC section 3: a board that matches a legal move commits it within 500 ms of its last transition.
@@ -99,6 +100,10 @@ FIELDS = (
     # Game.
     ("mode", _CHOICE, "strict", MODES, None),
     ("promotion_piece", _CHOICE, "q", PROMOTION_PIECES, None),
+    # The board's own engine (engine/opponent.py): the side it plays ("none": two players) and
+    # its level, 1 (one ply) to 8 (a minute a move). The gesture at the start position sets both.
+    ("opponent", _CHOICE, "none", OPPONENTS, None),
+    ("level", _INT, 3, 1, 8),
     # Timings.
     ("scan_period_ms", _INT, 5, 1, 50),
     # Reed contacts bounce 0.5-2 ms and a hand lowering a magnet chatters longer: a square is

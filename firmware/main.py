@@ -22,11 +22,15 @@ from store import GameStore
 
 try:
     _ticks_ms = time.ticks_ms
+    _ticks_us = time.ticks_us
     _ticks_diff = time.ticks_diff
     _sleep_ms = asyncio.sleep_ms
 except AttributeError:  # CPython (host tests): the same calls on a monotonic clock
     def _ticks_ms():
         return int(time.monotonic() * 1000)
+
+    def _ticks_us():
+        return int(time.monotonic() * 1000000) & 0x3FFFFFFF
 
     def _ticks_diff(a, b):
         return a - b
@@ -153,7 +157,7 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
     if problem:
         said.append(problem)
     store = GameStore(settings.save_path, fs) if settings.save_path else None
-    app = App(settings, matrix, leds, store)
+    app = App(settings, matrix, leds, store, clock=_ticks_us)  # the clock times the engine's slices
     link = Link(app, write, write_bytes)
     app.console = link.info
     app.row_drive_ma = row_drive_ma  # for the selftest's report

@@ -28,6 +28,7 @@
 #   moves e2e4 e7e5 ...                the moves in UCI, 16 per line, as many lines as needed
 #   result 1-0 resignation             only for results the moves cannot show: resignation,
 #                                      agreement, claimed draw (checkmate etc. replay by themselves)
+#   opponent black 3                   only when the board's engine plays: its side and level
 #   end <bytes> <adler32>              length and Adler-32 of everything before this line
 # A file cut short has no end line or a wrong length; a flipped bit changes the Adler-32 (a single
 # bit error always changes its low half). Adler-32 is computed here in pure Python with small ints
@@ -100,6 +101,7 @@ class GameStore:
             self._open = fs.open
         self.seq = 0  # counter of the newest record seen or written
         self.result = None  # (result, reason) of a resignation/agreement/claim in the loaded record
+        self.opponent = None  # "white 3" / "black 5": the board's engine in this game (engine/opponent.py)
         self._loaded = None  # (start_fen, moves) of the loaded record, for apply_result()
 
     # ------------------------------------------------------------------ saving
@@ -114,6 +116,8 @@ class GameStore:
             lines.append("moves %s\n" % " ".join(moves[i : i + _MOVES_PER_LINE]))
         if game.reason in _FORCED:
             lines.append("result %s %s\n" % (game.result, game.reason))
+        if self.opponent:
+            lines.append("opponent %s\n" % self.opponent)
         f = self._open(self.tmp, "wb")
         try:
             a = 1
@@ -155,6 +159,7 @@ class GameStore:
         of the game, a refused result). Raises StoreError when no complete record replays."""
         self._loaded = None
         self.result = None
+        self.opponent = None
         errors = []
         records = []
         for path in (self.path, self.tmp):  # .tmp is complete only if a save was cut before its rename
@@ -173,7 +178,7 @@ class GameStore:
             records.reverse()
         notes = []
         for record, path in records:
-            seq, mode, fen, moves, result = record
+            seq, mode, fen, moves, result, opponent = record
             try:
                 game, past_end = _replay(fen, moves)
             except ValueError as e:
@@ -187,6 +192,7 @@ class GameStore:
                     % (path, game.ply(), game.reason, past_end)
                 )
             self.result = result
+            self.opponent = opponent
             self._loaded = (game.start_fen, game.uci_moves())
             if result is not None and not game.is_over() and not self.apply_result(game):
                 notes.append("%s: refused its result %s %s: %s" % (path, result[0], result[1], "no draw can be claimed in this position"))
@@ -215,7 +221,7 @@ class GameStore:
         return game.is_over()
 
     def _read(self, path):
-        """(seq, mode, fen, moves, result) from one file, None if it does not exist."""
+        """(seq, mode, fen, moves, result, opponent) from one file, None if it does not exist."""
         try:
             f = self._open(path, "rb")
         except OSError as e:
@@ -248,7 +254,7 @@ def _replay(fen, moves):
 
 
 def parse(data, name="saved game"):
-    """(seq, mode, fen, moves, result) from a record's bytes; raises StoreError saying what is wrong."""
+    """(seq, mode, fen, moves, result, opponent) from a record's bytes; raises StoreError saying what is wrong."""
     if not data:
         raise StoreError("%s: empty file (the save was cut off before anything was written)" % name)
     if len(data) > MAX_BYTES:
@@ -290,6 +296,7 @@ def parse(data, name="saved game"):
     fen = None
     moves = []
     result = None
+    opponent = None
     for line in lines[1:]:
         if not line:
             continue
@@ -316,8 +323,13 @@ def parse(data, name="saved game"):
             if len(words) != 2 or words[1] not in _RESULTS or words[0] not in _RESULTS[words[1]]:
                 raise StoreError("%s: bad result line %r" % (name, value[:40]))
             result = (words[0], words[1])
+        elif key == "opponent":
+            words = value.split()
+            if len(words) != 2 or words[0] not in ("white", "black") or words[1] not in "12345678" or len(words[1]) != 1:
+                raise StoreError("%s: bad opponent line %r" % (name, value[:40]))
+            opponent = value
         else:
             raise StoreError("%s: unknown line %r" % (name, line[:40]))
     if seq < 0 or mode is None or fen is None:
         raise StoreError("%s: incomplete record (seq, mode or start missing)" % name)
-    return seq, mode, fen, moves, result
+    return seq, mode, fen, moves, result, opponent

@@ -152,6 +152,11 @@ class Referee:
         # The start position set up starts a new game (SPEC 3), unless a PC program rules the game
         # (a CPP round: SPEC 6): then it is only a board that differs from the game.
         self.new_games = True
+        # When the board's own engine shows its move, that move is the only one the board accepts
+        # (any other is refused and guided back); a PC's move or a hint is only shown.
+        self.remote_required = False
+        # gesture(referee) -> True while the board shows a signal, not a move (engine/opponent.py).
+        self.gesture = None
         self._claims = ()
         self.version = 0  # counts changes of what the board should show, so the LEDs redraw only then
         self._sync_base()
@@ -410,6 +415,9 @@ class Referee:
                 else:
                     self.resting_since = self.last_change
                 return
+        if self.gesture is not None and self.gesture(self):
+            self.in_progress = True
+            return
         self.in_progress = self.phase != PLAY  # in set-up or after the game the LEDs guide, quietly
         if self.error is not None:
             self._raise_error()  # the wrong squares changed: say so again
@@ -648,6 +656,8 @@ class Referee:
         return False
 
     def _allowed(self, m):
+        if self.remote_required and self.remote and (m & 0x3FFF) != (self.remote & 0x3FFF):
+            return False  # from and to only: an under-promotion is chosen after the move
         ob = self.obligation()
         if ob is None:
             return True
@@ -764,7 +774,7 @@ class Referee:
         filled = self.filled
         if self.phase == PLAY:
             move, _ = self._match(self.game.legal, self.base, emptied, filled)
-            if move and not self._allowed(move):
+            if move and ob is not None and not self._allowed(move):
                 kind = TOUCH_MOVE
                 squares.append(ob[1])
             elif len(emptied) == 1 and len(filled) == 1 and self.game.position.piece_at(emptied[0]) & BLACK == self.game.position.side:

@@ -136,6 +136,11 @@ def _promote(link, rest):
     link.line("ok")
 
 
+def _engine(link, rest):
+    ok, text = link.app.opponent.command(rest)  # engine/opponent.py
+    link.line(text) if ok else link.err(text)
+
+
 COMMANDS = (
     ("status", _status, False, "  status          one line: phase, mode, turn, moves, result, error, round"),
     ("board", _board, False, "  board           the reed switches as a diagram, and where they differ from the game"),
@@ -145,6 +150,7 @@ COMMANDS = (
     ("new", _new, True, "  new [FEN]       start a new game (the LEDs guide the pieces to FEN)"),
     ("promote", _promote, False, "  promote q|r|b|n change the last promotion"),
     ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
+    ("engine", _engine, False, "  engine [white|black|off [LEVEL] | level N | hint]  the board's own engine"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )
 
