@@ -607,6 +607,8 @@ class Referee:
         """A piece of either colour deliberately lifted by the side to move (FIDE 4.2-4.3)."""
         if self.mode != STRICT or self.phase != PLAY or sq in self.touched or not self.base[sq]:
             return
+        if self.remote_required:
+            return  # the player only carries out the board's own move: no touch-move for it
         self.touched.append(sq)
         self.version += 1
 
@@ -658,6 +660,9 @@ class Referee:
     def _allowed(self, m):
         if self.remote_required and self.remote and (m & 0x3FFF) != (self.remote & 0x3FFF):
             return False  # from and to only: an under-promotion is chosen after the move
+        return self._keeps_touch_move(m)
+
+    def _keeps_touch_move(self, m):
         ob = self.obligation()
         if ob is None:
             return True
@@ -774,7 +779,7 @@ class Referee:
         filled = self.filled
         if self.phase == PLAY:
             move, _ = self._match(self.game.legal, self.base, emptied, filled)
-            if move and ob is not None and not self._allowed(move):
+            if move and not self._keeps_touch_move(move):
                 kind = TOUCH_MOVE
                 squares.append(ob[1])
             elif len(emptied) == 1 and len(filled) == 1 and self.game.position.piece_at(emptied[0]) & BLACK == self.game.position.side:

@@ -108,6 +108,11 @@ class Opponent:
         if colour is not None:
             self._ready()
         app = self.app
+        ref = app.referee
+        if self._shown and ref.remote == self._shown:
+            ref.show_remote(0)  # a move lit under the old choice
+            ref.remote_required = False
+        self._shown = 0
         store = app.store
         if store is not None:
             store.opponent = None if colour is None else "%s %d" % (_colour_name(colour), level)
