@@ -10,7 +10,11 @@
 # does not show that the king passed through check.
 #
 # The move encoding is the rules core's (from88 | to88 << 7 | flag << 14), so a move found here is
-# the same int the referee, the LEDs and python-chess-checked tests see.
+# the same int the referee, the LEDs and python-chess-checked tests see. Each array entry also
+# carries the move's ordering key above bit 17 (key << 17 | move), written here where the victim and
+# the mover are at hand: captures by most valuable victim, then least valuable attacker (MVV-LVA),
+# queen promotions above them, quiet moves by their history score. The search then only raises the
+# hash move and the killers. Keys stay below 2**13, so an entry stays a small int.
 from micropython import const
 
 from core.position import (
@@ -19,7 +23,6 @@ from core.position import (
     MOVE_DOUBLE_PUSH,
     MOVE_EN_PASSANT,
     PAWN,
-    SQUARES88,
     WHITE,
 )
 
@@ -43,10 +46,21 @@ _SLIDES = (False, False, False, True, True, True, False)
 # Room a single position's moves may need (the most known is 218).
 MAX_MOVES_PER_POSITION = const(256)
 
+KEY_PROMOTE = const(7000)
+KEY_CAPTURE = const(6000)
+# Victim values for MVV-LVA (x8, so that the attacker's type 1-6 only breaks ties).
+_VICTIM = bytes((0, 8, 24, 25, 40, 72, 0, 0))
+_Q = const(7000 << 17 | 7 << 14)  # key and flag of a queen promotion
+_UNDER = const(100 << 17)  # under-promotions last: they are almost never the best move
+_EP_KEY = const((6000 + 8 - 1) << 17 | 2 << 14)
+_CASTLE_KEY = const(3000 << 17)  # before most quiet moves: the king's safety usually comes first
 
-def generate(pos, buf, n, in_check, captures_only):
+
+def generate(pos, buf, n, in_check, captures_only, history, pieces, first, count):
     """Write the side to move's pseudo-legal moves into buf from index n; return the new end.
-    captures_only (quiescence): captures, en passant and promotions to a queen only."""
+    captures_only (quiescence): captures, en passant and promotions to a queen only.
+    history: array of quiet-move scores by piece << 7 | destination (0x88).
+    pieces[first:first + count]: the 0x88 squares of the side to move's pieces."""
     b = pos.board
     us = pos.side
     them = us ^ 8
@@ -59,10 +73,9 @@ def generate(pos, buf, n, in_check, captures_only):
         fwd = -16
         last = 0x10
         home = 0x60
-    for frm in SQUARES88:
+    for i in range(first, first + count):
+        frm = pieces[i]
         p = b[frm]
-        if not p or p & 8 != us:
-            continue
         kind = p & 7
         if kind == PAWN:
             rank = frm & 0x70
@@ -70,30 +83,31 @@ def generate(pos, buf, n, in_check, captures_only):
             if rank == last:
                 if not b[t]:
                     m = frm | t << 7
-                    buf[n] = m | _FLAG_PROMOTE_QUEEN
+                    buf[n] = m | _Q
                     n += 1
                     if not captures_only:
-                        buf[n] = m | _FLAG_PROMOTE_KNIGHT
-                        buf[n + 1] = m | _FLAG_PROMOTE_ROOK
-                        buf[n + 2] = m | _FLAG_PROMOTE_BISHOP
+                        buf[n] = m | _FLAG_PROMOTE_KNIGHT | _UNDER
+                        buf[n + 1] = m | _FLAG_PROMOTE_ROOK | _UNDER
+                        buf[n + 2] = m | _FLAG_PROMOTE_BISHOP | _UNDER
                         n += 3
                 for d in _PAWN_SIDES:
                     t = frm + fwd + d
                     if not t & 0x88 and b[t] and b[t] & 8 == them:
                         m = frm | t << 7
-                        buf[n] = m | _FLAG_PROMOTE_QUEEN
+                        buf[n] = (m | _Q) + (_VICTIM[b[t] & 7] << 17)
                         n += 1
                         if not captures_only:
-                            buf[n] = m | _FLAG_PROMOTE_KNIGHT
-                            buf[n + 1] = m | _FLAG_PROMOTE_ROOK
-                            buf[n + 2] = m | _FLAG_PROMOTE_BISHOP
+                            buf[n] = m | _FLAG_PROMOTE_KNIGHT | _UNDER
+                            buf[n + 1] = m | _FLAG_PROMOTE_ROOK | _UNDER
+                            buf[n + 2] = m | _FLAG_PROMOTE_BISHOP | _UNDER
                             n += 3
                 continue
             if not captures_only and not b[t]:
-                buf[n] = frm | t << 7
+                h = p << 7
+                buf[n] = frm | t << 7 | history[h | t] << 17
                 n += 1
                 if rank == home and not b[t + fwd]:
-                    buf[n] = frm | (t + fwd) << 7 | _FLAG_DOUBLE
+                    buf[n] = frm | (t + fwd) << 7 | _FLAG_DOUBLE | history[h | (t + fwd)] << 17
                     n += 1
             for d in _PAWN_SIDES:
                 t = frm + fwd + d
@@ -102,24 +116,26 @@ def generate(pos, buf, n, in_check, captures_only):
                 c = b[t]
                 if c:
                     if c & 8 == them:
-                        buf[n] = frm | t << 7
+                        buf[n] = frm | t << 7 | (KEY_CAPTURE - PAWN + _VICTIM[c & 7]) << 17
                         n += 1
                 elif t == ep:
-                    buf[n] = frm | t << 7 | _FLAG_EP
+                    buf[n] = frm | t << 7 | _EP_KEY
                     n += 1
             continue
         slides = _SLIDES[kind]
+        h = p << 7
+        attacker = KEY_CAPTURE - kind
         for d in _STEPS[kind]:
             t = frm + d
             while not t & 0x88:
                 c = b[t]
                 if c:
                     if c & 8 == them:
-                        buf[n] = frm | t << 7
+                        buf[n] = frm | t << 7 | (attacker + _VICTIM[c & 7]) << 17
                         n += 1
                     break
                 if not captures_only:
-                    buf[n] = frm | t << 7
+                    buf[n] = frm | t << 7 | history[h | t] << 17
                     n += 1
                 if not slides:
                     break
@@ -135,11 +151,11 @@ def _castling(pos, b, k, us, them, buf, n):
     base = k & 0x70  # the king's rank: castling rights imply the king stands on e1/e8
     if rights & 1 and not b[base + 5] and not b[base + 6]:
         if not pos.attacked(base + 5, them) and not pos.attacked(base + 6, them):
-            buf[n] = k | (base + 6) << 7 | _FLAG_CASTLE
+            buf[n] = k | (base + 6) << 7 | _FLAG_CASTLE | _CASTLE_KEY
             n += 1
     if rights & 2 and not b[base + 3] and not b[base + 2] and not b[base + 1]:
         if not pos.attacked(base + 3, them) and not pos.attacked(base + 2, them):
-            buf[n] = k | (base + 2) << 7 | _FLAG_CASTLE
+            buf[n] = k | (base + 2) << 7 | _FLAG_CASTLE | _CASTLE_KEY
             n += 1
     return n
 

@@ -36,12 +36,11 @@ from core.position import (
     NO_SQUARE,
     PAWN,
     ROOK,
-    SQ64,
     WHITE,
     Z_SIDE,
 )
 from engine.movegen import MAX_MOVES_PER_POSITION, generate
-from engine.tables import EG, MG, PHASE, PHASE_FULL, VALUE
+from engine.tables import EG, MG, PHASE, PHASE_FULL
 
 MATE = const(30000)  # a mate in n plies from the root scores MATE - n
 MATE_BOUND = const(29000)  # scores beyond this are mates
@@ -70,10 +69,9 @@ _LOWER = const(2)  # the score is at least this (a cutoff)
 _UPPER = const(3)  # the score is at most this (no move reached alpha)
 
 # Move-ordering keys, stored above the 17 move bits in the same array entry (key << 17 | move):
-# all below 2**13 so that the entry stays a small int (< 2**30).
+# all below 2**13 so that the entry stays a small int (< 2**30). Captures (6000 and up) and queen
+# promotions (7000 and up) get theirs in engine/movegen.py.
 _KEY_HASH = const(8000)
-_KEY_PROMOTE = const(7000)
-_KEY_CAPTURE = const(6000)
 _KEY_KILLER1 = const(5000)
 _KEY_KILLER2 = const(4900)
 _HISTORY_MAX = const(4000)
@@ -83,11 +81,15 @@ _NULL_REDUCTION = const(2)
 _TEMPO = const(10)  # the side to move is a little better off: it moves first
 
 
-# For a difference of two 0x88 squares (+119): 1 if they share a rank, file or diagonal.
+# For a difference of two 0x88 squares (+119): 1 if they share a rank, file or diagonal; 2 if a
+# knight's jump apart. A piece that stops a check lands on a line through the king (blocking it or
+# taking a slider or pawn) or a knight's jump from it (taking the knight): nothing else can help.
 _ALIGNED = bytearray(239)
 for _d in (16, -16, 1, -1, 17, 15, -15, -17):
     for _n in range(1, 8):
         _ALIGNED[_d * _n + 119] = 1
+for _d in (33, 31, 18, 14, -14, -18, -31, -33):
+    _ALIGNED[_d + 119] = 2
 
 
 def _words(n):
@@ -123,8 +125,15 @@ class Search:
         self._static = _words(n)  # static evaluation for the side to move
         self._saved_ep = _words(n)  # what a null move clears, to put back
         self._saved_clock = _words(n)
+        # Piece lists, so that move generation visits 16 squares, not 64: white's squares in
+        # pieces[0:16], black's in pieces[16:32], how many each in count[side >> 3], and where on
+        # the list the piece on each square is in slot[]. Kept up to date by _make/_unmake.
+        self.pieces = bytearray(32)
+        self.count = bytearray(2)
+        self._slot = bytearray(128)
+        self._victim_sq = bytearray(n)  # where the piece taken at each ply stood (NO_SQUARE if none)
         self.killers = _words(2 * n)
-        self.history = array("h", bytes(2 * 16 * 64))  # piece code x destination square
+        self.history = array("h", bytes(2 * 16 * 128))  # piece code << 7 | destination (0x88)
         size = 1 << tt_bits
         self._tt_mask = size - 1
         self._tt_key = _words(size)
@@ -147,7 +156,7 @@ class Search:
             self._phase, self._static, self._saved_ep, self._saved_clock, self.killers,
             self.history, self._tt_key, self._tt_move, self._tt_score,
         )  # fmt: skip
-        n = len(self._kind) + len(self._flags) + len(self._tt_info)
+        n = len(self._kind) + len(self._flags) + len(self._tt_info) + 32 + 2 + 128 + len(self._victim_sq)
         for a in arrays:
             n += len(a) * (2 if a is self.history or a is self._tt_score else 4)
         return n + 2 * len(MG) + 2 * len(EG)
@@ -177,9 +186,17 @@ class Search:
         self.done = False
         mg = eg = ph = 0
         b = pos.board
+        pieces = self.pieces
+        count = self.count
+        count[0] = count[1] = 0
         for sq in range(120):
             p = b[sq] if not sq & 0x88 else 0
             if p:
+                side = p >> 3
+                i = side << 4 | count[side]
+                pieces[i] = sq
+                self._slot[sq] = i
+                count[side] += 1
                 kind = p & 7
                 if p & 8:
                     i = kind << 7 | (sq ^ 0x70)
@@ -230,7 +247,7 @@ class Search:
             if self._flags[p] & _NULL_PENDING:
                 self._unnull(p)
             else:
-                pos.unmake()
+                self._unmake(p)
         self._ply = 0
         self.done = True
 
@@ -369,7 +386,8 @@ class Search:
             if action == _GEN:
                 start = ends[ply]
                 f = flags[ply]
-                end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE)
+                side = pos.side >> 3
+                end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE, self.history, self.pieces, side << 4, self.count[side])
                 self._order(ply, start, end)
                 nexts[ply] = start
                 ends[ply] = end
@@ -377,6 +395,12 @@ class Search:
                 continue
 
             if action == _NEXT:
+                if budget <= 0:
+                    # Out of time in the middle of a node's moves (many of a king in check are
+                    # illegal, and each costs a make and an unmake): carry on here next time.
+                    self._ply = ply
+                    self._action = _NEXT
+                    return False
                 i = nexts[ply]
                 end = ends[ply]
                 if i >= end:
@@ -409,14 +433,18 @@ class Search:
                 k = pos.kings[us]
                 # Only a king move, en passant, a move in check or one off a line through the king
                 # (it may be pinned) can leave the king attacked: just those are tested.
-                risky = frm == k or flags[ply] & _IN_CHECK or _ALIGNED[frm - k + 119] or (m >> 14) == MOVE_EN_PASSANT
+                in_check = flags[ply] & _IN_CHECK
+                if in_check and frm != k and not _ALIGNED[((m >> 7) & 127) - k + 119] and (m >> 14) != MOVE_EN_PASSANT:
+                    continue  # in check, a move that neither blocks nor takes the checker
+                risky = frm == k or in_check or _ALIGNED[frm - k + 119] == 1 or (m >> 14) == MOVE_EN_PASSANT
+                cur[ply] = m
                 self._make(ply, m)
                 if risky and pos.attacked(pos.kings[us], us ^ 8):
-                    pos.unmake()  # it leaves the king in check: not a legal move
+                    self._unmake(ply)  # it leaves the king in check: not a legal move
+                    budget -= 1
                     continue
                 n = legal[ply] + 1
                 legal[ply] = n
-                cur[ply] = m
                 alpha = alphas[ply]
                 beta = betas[ply]
                 depth = depths[ply]
@@ -465,7 +493,7 @@ class Search:
                 else:
                     action = _GEN
                 continue
-            pos.unmake()
+            self._unmake(ply)
             m = cur[ply]
             alpha = alphas[ply]
             beta = betas[ply]
@@ -569,7 +597,61 @@ class Search:
         self._mg[ply + 1] = self._mg[ply] + dmg
         self._eg[ply + 1] = self._eg[ply] + deg
         self._phase[ply + 1] = ph
+        # The piece lists: the mover (and a castling rook) changes square, a victim leaves.
+        pieces = self.pieces
+        slot = self._slot
+        victim = NO_SQUARE
+        if cap:
+            victim = to
+        elif flag == MOVE_EN_PASSANT:
+            victim = to - 16 if flip == 0 else to + 16
+        if victim != NO_SQUARE:
+            side = (p >> 3) ^ 1
+            last = side << 4 | (self.count[side] - 1)
+            i = slot[victim]
+            moved = pieces[last]
+            pieces[i] = moved
+            slot[moved] = i
+            self.count[side] -= 1
+        self._victim_sq[ply] = victim
+        i = slot[frm]
+        pieces[i] = to
+        slot[to] = i
+        if flag == MOVE_CASTLING:
+            i = slot[rf]
+            pieces[i] = rt
+            slot[rt] = i
         pos.make(m)
+
+    def _unmake(self, ply):
+        """Take back the move made at ply (self._move[ply]), piece lists included."""
+        pos = self.pos
+        pos.unmake()
+        m = self._move[ply]
+        frm = m & 127
+        to = (m >> 7) & 127
+        pieces = self.pieces
+        slot = self._slot
+        i = slot[to]
+        pieces[i] = frm
+        slot[frm] = i
+        if (m >> 14) == MOVE_CASTLING:
+            if to > frm:
+                rf = to + 1
+                rt = to - 1
+            else:
+                rf = to - 2
+                rt = to + 1
+            i = slot[rt]
+            pieces[i] = rf
+            slot[rf] = i
+        victim = self._victim_sq[ply]
+        if victim != NO_SQUARE:
+            side = (pos.side >> 3) ^ 1  # the side that did not move
+            i = side << 4 | self.count[side]
+            pieces[i] = victim
+            slot[victim] = i
+            self.count[side] += 1
 
     def _null(self, ply):
         """Pass: the other side moves (no move is made on the board, only the side flips)."""
@@ -592,32 +674,21 @@ class Search:
         pos.halfmove = self._saved_clock[ply]
 
     def _order(self, ply, start, end):
-        """Give each move its ordering key, stored above the move bits."""
-        moves = self.moves
-        b = self.pos.board
+        """Raise the hash move (the previous iteration's best at the root) and the killers above
+        the keys generate() gave (captures by MVV-LVA, quiet moves by history)."""
         hash_move = self._tt_best(ply) if ply else self.best_move
         k1 = self.killers[2 * ply]
         k2 = self.killers[2 * ply + 1]
-        history = self.history
+        if not (hash_move or k1 or k2):
+            return
+        moves = self.moves
         for i in range(start, end):
-            m = moves[i]
-            to = (m >> 7) & 127
-            flag = m >> 14
-            victim = b[to]
+            w = moves[i]
+            m = w & _MOVE_MASK
             if m == hash_move:
-                key = _KEY_HASH
-            elif flag >= MOVE_PROMOTE_KNIGHT:
-                key = _KEY_PROMOTE + (VALUE[flag - 2] >> 4) if flag == 7 else 100 + flag
-            elif victim or flag == MOVE_EN_PASSANT:
-                # Most valuable victim first, then the least valuable attacker.
-                key = _KEY_CAPTURE + (VALUE[victim & 7] if victim else 100) - (b[m & 127] & 7)
-            elif m == k1:
-                key = _KEY_KILLER1
-            elif m == k2:
-                key = _KEY_KILLER2
-            else:
-                key = history[b[m & 127] << 6 | SQ64[to]]
-            moves[i] = m | key << 17
+                moves[i] = m | _KEY_HASH << 17
+            elif (m == k1 or m == k2) and (w >> 17) < _KEY_KILLER2:
+                moves[i] = m | (_KEY_KILLER1 if m == k1 else _KEY_KILLER2) << 17
 
     def _cutoff(self, ply, m, depth):
         """A move refuted the opponent's last one: remember it for the sibling positions."""
@@ -630,7 +701,7 @@ class Search:
             k[2 * ply + 1] = k[2 * ply]
             k[2 * ply] = m
         h = self.history
-        i = b[m & 127] << 6 | SQ64[to]
+        i = b[m & 127] << 7 | to
         v = h[i] + depth * depth
         if v > _HISTORY_MAX:
             for j in range(len(h)):
@@ -651,9 +722,11 @@ class Search:
     def _has_pieces(self, us):
         """Does the side have a piece other than king and pawns? (null move is unsafe without)"""
         b = self.pos.board
-        for sq in range(120):
-            p = b[sq] if not sq & 0x88 else 0
-            if p and p & 8 == us and p & 7 != PAWN and p & 7 != KING:
+        pieces = self.pieces
+        base = us << 1  # us is 0 or 8: its list starts at 0 or 16
+        for i in range(base, base + self.count[us >> 3]):
+            kind = b[pieces[i]] & 7
+            if kind != PAWN and kind != KING:
                 return True
         return False
 
