@@ -145,6 +145,17 @@ def main():
         "were adjusted (%s); %d misread"
         % (errors, moves, games, sum(adjusted.values()), ", ".join("%s %d" % kv for kv in sorted(adjusted.items())), misread)
     )
+    engine = os.path.join(ROOT, "tools", "bench_engine.py")
+    if os.path.exists(engine):
+        # The engine: its speed on the (emulated) Pico and a short match against Stockfish
+        # (ENGINE_GAMES=N for more games, ENGINE_BENCH=0 to skip; tools/bench_engine.py says how).
+        print()
+        print("Engine (tools/bench_engine.py):")
+        sys.stdout.flush()
+        games = ["--games", "2"] if quick else []
+        r = subprocess.run([sys.executable, engine] + games, capture_output=True, text=True, cwd=ROOT)
+        for line in (r.stdout + r.stderr).strip().splitlines():
+            print("    " + line)
 
 
 if __name__ == "__main__":

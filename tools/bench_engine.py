@@ -1,0 +1,211 @@
+"""make bench, the engine's part: its speed on the Pico and its strength against Stockfish.
+
+    python3 tools/bench_engine.py [--games N] [--elo 1350[,1500]] [--seconds 10,2] [--chip-nps N]
+
+Speed: tools/engine_speed.py runs on the emulated Pico (tools/emu/run.py, within about 10 % of a
+real one) when that harness and the MicroPython build are there; otherwise on the MicroPython unix
+port, and the Pico's nodes per second are the last emulator measurement below (the output says
+which).
+
+Strength: python-chess plays tools/uci.py (the firmware's engine, unchanged, on CPython) against
+Stockfish with UCI_LimitStrength at fixed UCI_Elo levels, from a set of openings with both colours.
+The engine is limited to the nodes the Pico searches in its time a move (ChipNPS x 10 s and x 2 s,
+ChipNPS being its speed inside the scan loop), so the result is the board's strength whatever the PC. Stockfish 15.1 (Debian's) goes no lower than
+UCI_Elo 1350; Stockfish 16 and later start at 1320 (recalibrated). The Elo estimate is the level
+plus 400 log10(score / (1 - score)), with a 95 % margin from the games' spread.
+
+Hanging pieces: after each of the engine's moves, a piece of its (not a pawn) that the opponent
+can take for nothing or with a cheaper piece, and that Stockfish at depth 10 says costs 2 pawns or
+more, counts as hung.
+
+ENGINE_GAMES (default 4 a level, short but real) sets the games; ENGINE_BENCH=0 skips this part.
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_BIN = os.path.join(ROOT, ".venv", "bin")
+STOCKFISH = os.environ.get("STOCKFISH") or "/usr/games/stockfish"
+# Measured with tools/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython 1.27.0):
+# the engine thinking inside the board's scan loop (half of each 5 ms scan period; flat out it
+# makes 372 nodes/s). Used when the emulator is not available here.
+EMULATED_PICO_NPS = 285
+
+OPENINGS = (
+    "e2e4 e7e5 g1f3 b8c6",
+    "d2d4 d7d5 c2c4 e7e6",
+    "e2e4 c7c5 g1f3 d7d6",
+    "d2d4 g8f6 c2c4 g7g6",
+    "e2e4 e7e6 d2d4 d7d5",
+    "c2c4 e7e5 b1c3 g8f6",
+    "e2e4 c7c6 d2d4 d7d5",
+    "g1f3 d7d5 g2g3 g8f6",
+)
+VALUES = {1: 1, 2: 3, 3: 3, 4: 5, 5: 9, 6: 0}
+
+
+def figures(text):
+    out = {}
+    for line in text.splitlines():
+        body, _, note = line.partition("  # ")
+        words = body.split()
+        if len(words) >= 2 and words[1].isdigit():
+            out[words[0]] = (int(words[1]), " ".join(words[2:]), note)
+    return out
+
+
+def chip_speed():
+    """(figures, where): the engine's speed on the emulated Pico, else the unix port's."""
+    emu = os.path.join(ROOT, "tools", "emu", "run.py")
+    if os.path.exists(emu):
+        r = subprocess.run(
+            [sys.executable, emu, os.path.join(ROOT, "tools", "engine_speed.py"), "--no-main", "--limit-s", "120"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        f = figures(r.stdout)
+        if r.returncode == 0 and "engine_nps" in f:
+            return f, "emulated Pico"
+        sys.stderr.write("bench_engine: the emulated Pico did not run engine_speed.py: %s\n" % (r.stderr.strip()[-300:]))
+    mp = os.environ.get("MICROPYTHON") or os.path.join(VENV_BIN, "micropython")
+    r = subprocess.run([mp, "-X", "heapsize=260k", "tools/engine_speed.py"], capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:
+        raise SystemExit("bench_engine: tools/engine_speed.py failed on MicroPython:\n" + r.stdout + r.stderr)
+    return figures(r.stdout), "MicroPython unix port"
+
+
+def hung_piece(board, before, analyst, us):
+    """Did the move just made leave a piece en prise that Stockfish says it loses?"""
+    import chess
+    import chess.engine
+
+    exposed = False
+    for m in board.legal_moves:
+        if not board.is_capture(m) or board.is_en_passant(m):
+            continue
+        victim = board.piece_at(m.to_square)
+        if victim is None or victim.piece_type in (chess.PAWN, chess.KING):
+            continue
+        attacker = board.piece_at(m.from_square)
+        if not board.is_attacked_by(us, m.to_square) or VALUES[attacker.piece_type] < VALUES[victim.piece_type]:
+            exposed = True
+            break
+    if not exposed:
+        return False
+    limit = chess.engine.Limit(depth=10)
+    was = analyst.analyse(before, limit)["score"].pov(us).score(mate_score=10000)
+    now = analyst.analyse(board, limit)["score"].pov(us).score(mate_score=10000)
+    return was - now >= 200
+
+
+def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
+    """Games of the engine (as the Pico plays with `seconds` a move) against Stockfish at `elo`."""
+    import chess
+    import chess.engine
+
+    ours = chess.engine.SimpleEngine.popen_uci([sys.executable, os.path.join(ROOT, "tools", "uci.py")])
+    ours.configure({"ChipNPS": chip_nps})
+    sf = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    sf.configure({"UCI_LimitStrength": True, "UCI_Elo": elo, "Threads": 1, "Hash": 16})
+    analyst = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    analyst.configure({"Threads": 1, "Hash": 16})
+    points = 0.0
+    results = []
+    hung = 0
+    our_moves = 0
+    depths = []
+    t0 = time.time()
+    try:
+        for g in range(games):
+            board = chess.Board()
+            for uci in OPENINGS[(g // 2) % len(OPENINGS)].split():
+                board.push_uci(uci)
+            white = g % 2 == 0  # the engine's colour: each opening once with each
+            while not board.is_game_over(claim_draw=True) and board.ply() < 300:
+                if board.turn == (chess.WHITE if white else chess.BLACK):
+                    before = board.copy()
+                    r = ours.play(board, chess.engine.Limit(time=seconds), info=chess.engine.INFO_BASIC)
+                    if "depth" in r.info:
+                        depths.append(r.info["depth"])
+                    board.push(r.move)
+                    our_moves += 1
+                    if hung_piece(board, before, analyst, not board.turn):
+                        hung += 1
+                else:
+                    board.push(sf.play(board, chess.engine.Limit(time=stockfish_s)).move)
+            result = board.result(claim_draw=True) if board.is_game_over(claim_draw=True) else "1/2-1/2"
+            score = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+            if not white:
+                score = 1.0 - score
+            points += score
+            results.append(score)
+    finally:
+        ours.quit()
+        sf.quit()
+        analyst.quit()
+    return {
+        "games": games,
+        "points": points,
+        "results": results,
+        "hung": hung,
+        "moves": our_moves,
+        "depth": sum(depths) / len(depths) if depths else 0,
+        "seconds": time.time() - t0,
+    }
+
+
+def elo_estimate(level, results):
+    """(Elo, 95 % margin) from the per-game scores against a player of `level`."""
+    n = len(results)
+    score = sum(results) / n
+    clamp = min(max(score, 0.5 / n), 1 - 0.5 / n)  # a clean sweep still gives a finite figure
+    elo = level + 400 * math.log10(clamp / (1 - clamp))
+    sd = math.sqrt(sum((r - score) ** 2 for r in results) / n) / math.sqrt(n) if n > 1 else 0.5
+    lo = min(max(clamp - 1.96 * sd, 0.5 / n), 1 - 0.5 / n)
+    margin = elo - (level + 400 * math.log10(lo / (1 - lo)))
+    return elo, margin
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=int(os.environ.get("ENGINE_GAMES", "4")))
+    parser.add_argument("--elo", default="1350", help="Stockfish UCI_Elo levels, comma-separated")
+    parser.add_argument("--seconds", default="10,2", help="the Pico's time a move, comma-separated")
+    parser.add_argument("--chip-nps", type=int, default=0, help="skip the speed run: use these nodes/s")
+    args = parser.parse_args(argv)
+    if os.environ.get("ENGINE_BENCH") == "0":
+        print("engine: skipped (ENGINE_BENCH=0)")
+        return
+    if args.chip_nps:
+        nps, where = args.chip_nps, "given"
+    else:
+        speed, where = chip_speed()
+        for name, (value, unit, note) in speed.items():
+            print("%s %d %s  # %s, %s" % (name, value, unit, note, where))
+        # What the board searches while it also scans: the budget of a move on the board.
+        nps = speed["thinking_nps"][0] if where == "emulated Pico" else EMULATED_PICO_NPS
+        where = where if where == "emulated Pico" else "last emulated-Pico measurement (EMULATED_PICO_NPS)"
+    print("pico_nps %d nodes/s  # %s: the node budgets below" % (nps, where))
+    if not os.path.exists(STOCKFISH):
+        print("engine_match: skipped (no Stockfish at %s; apt install stockfish)" % STOCKFISH)
+        return
+    for seconds in [float(s) for s in args.seconds.split(",")]:
+        for elo in [int(e) for e in args.elo.split(",")]:
+            m = play_match(args.games, elo, seconds, nps)
+            est, margin = elo_estimate(elo, m["results"])
+            tag = "%gs" % seconds
+            print(
+                "match_%s_vs_%d %.1f/%d points  # %.0f %% at %d nodes a move (%g s on the Pico), mean depth %.1f, %.0f s"
+                % (tag, elo, m["points"], m["games"], 100 * m["points"] / m["games"], int(nps * seconds), seconds, m["depth"], m["seconds"])
+            )
+            print("elo_%s %d Elo  # +-%d (95 %%) against Stockfish UCI_Elo %d, %d games" % (tag, est, margin, elo, m["games"]))
+            print("hung_%s %d pieces  # in %d moves of the engine (en prise, and Stockfish says it costs 2 pawns)" % (tag, m["hung"], m["moves"]))
+
+
+if __name__ == "__main__":
+    main()
