@@ -86,10 +86,7 @@ def generate(pos, buf, n, in_check, captures_only, history, pieces, first, count
                     buf[n] = m | _Q
                     n += 1
                     if not captures_only:
-                        buf[n] = m | _FLAG_PROMOTE_KNIGHT | _UNDER
-                        buf[n + 1] = m | _FLAG_PROMOTE_ROOK | _UNDER
-                        buf[n + 2] = m | _FLAG_PROMOTE_BISHOP | _UNDER
-                        n += 3
+                        n = _under_promotions(buf, n, m)
                 for d in _PAWN_SIDES:
                     t = frm + fwd + d
                     if not t & 0x88 and b[t] and b[t] & 8 == them:
@@ -97,10 +94,7 @@ def generate(pos, buf, n, in_check, captures_only, history, pieces, first, count
                         buf[n] = (m | _Q) + (_VICTIM[b[t] & 7] << 17)
                         n += 1
                         if not captures_only:
-                            buf[n] = m | _FLAG_PROMOTE_KNIGHT | _UNDER
-                            buf[n + 1] = m | _FLAG_PROMOTE_ROOK | _UNDER
-                            buf[n + 2] = m | _FLAG_PROMOTE_BISHOP | _UNDER
-                            n += 3
+                            n = _under_promotions(buf, n, m)
                 continue
             if not captures_only and not b[t]:
                 h = p << 7
@@ -143,6 +137,14 @@ def generate(pos, buf, n, in_check, captures_only, history, pieces, first, count
         if kind == KING and not in_check and not captures_only and pos.castling:
             n = _castling(pos, b, frm, us, them, buf, n)
     return n
+
+
+def _under_promotions(buf, n, m):
+    """The pawn move m promoting to knight, rook and bishop (ordered last), written at n."""
+    buf[n] = m | _FLAG_PROMOTE_KNIGHT | _UNDER
+    buf[n + 1] = m | _FLAG_PROMOTE_ROOK | _UNDER
+    buf[n + 2] = m | _FLAG_PROMOTE_BISHOP | _UNDER
+    return n + 3
 
 
 def _castling(pos, b, k, us, them, buf, n):

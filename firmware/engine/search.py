@@ -570,12 +570,8 @@ class Search:
                 dmg += MG[j]
                 deg += EG[j]
             elif flag == MOVE_CASTLING:
-                if to > frm:
-                    rf = to + 1
-                    rt = to - 1
-                else:
-                    rf = to - 2
-                    rt = to + 1
+                rf = to + 1 if to > frm else to - 2  # the rook's corner ...
+                rt = (frm + to) >> 1  # ... and the square the king crosses, where it lands
                 j = ROOK << 7
                 dmg += MG[j | (rt ^ flip)] - MG[j | (rf ^ flip)]
                 deg += EG[j | (rt ^ flip)] - EG[j | (rf ^ flip)]
@@ -636,13 +632,9 @@ class Search:
         pieces[i] = frm
         slot[frm] = i
         if (m >> 14) == MOVE_CASTLING:
-            if to > frm:
-                rf = to + 1
-                rt = to - 1
-            else:
-                rf = to - 2
-                rt = to + 1
+            rt = (frm + to) >> 1
             i = slot[rt]
+            rf = to + 1 if to > frm else to - 2
             pieces[i] = rf
             slot[rf] = i
         victim = self._victim_sq[ply]
