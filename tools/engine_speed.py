@@ -141,6 +141,9 @@ def steps_while_thinking(steps):
     run(60)  # the move commits; the engine starts
     thinking, thinking_max = run(steps)
     nodes = app.opponent.search.nodes
+    if hasattr(gc, "mem_free"):
+        gc.collect()
+        print("ram_free_thinking %d bytes  # the whole board (App) with its engine thinking" % gc.mem_free())
     period = settings.scan_period_ms * 1000
     print("step_idle %d us median, %d us max  # %d scan steps, no engine" % (idle.median(), idle_max, steps))
     print(

@@ -196,7 +196,8 @@ class Opponent:
         if self._task == _IDLE:
             if self.colour is None or pos.side != self.colour or not self._can_move(ref):
                 return
-            self._begin(_MOVE, now)
+            if not self._begin(_MOVE, now):
+                return
         self.thinking_steps += 1
         s = self.search
         clock = self.clock
@@ -220,14 +221,26 @@ class Opponent:
         return ref.phase == PLAY and not ref.game.is_over() and not ref.remote and not self._armed
 
     def _ready(self):
+        """Make the engine's arrays if they are not there yet; False when the heap has no room."""
         if self.search is None:
             from engine.search import Search
 
-            self.search = Search()
-            self._pos = Position()
+            try:
+                self.search = Search()
+                self._pos = Position()
+            except MemoryError:
+                import gc
+
+                self.search = None
+                gc.collect()  # the arrays half made go back to the heap
+                self.app.console("not enough memory for the engine: two players")
+                self.colour = None
+                return False
+        return True
 
     def _begin(self, task, now):
-        self._ready()
+        if not self._ready():
+            return False
         game = self.app.referee.game
         pos = self._pos
         pos.set_fen(game.start_fen)
@@ -239,6 +252,7 @@ class Opponent:
         self._started = now
         self._key = game.position.zkey
         self._ply = game.ply()
+        return True
 
     def _cancel(self):
         if self._task != _IDLE:
@@ -269,8 +283,7 @@ class Opponent:
         if not self._can_move(ref) and not (ref.remote and ref.remote == self._shown):
             return False
         self._cancel()
-        self._begin(_HINT, self._now)
-        return True
+        return self._begin(_HINT, self._now)
 
     def on_event(self, ev):
         """Told of every referee event (an App listener)."""

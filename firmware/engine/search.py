@@ -92,8 +92,17 @@ for _d in (33, 31, 18, 14, -14, -18, -31, -33):
     _ALIGNED[_d + 119] = 2
 
 
+def _zeros(typecode, n):
+    """An array of n zeros, allocated once: from a range (whose length is known) MicroPython sizes
+    the array exactly, where bytes(4 * n) would first need a temporary buffer as big again."""
+    a = array(typecode, range(n))
+    for i in range(n):
+        a[i] = 0
+    return a
+
+
 def _words(n):
-    return array("i", bytes(4 * n))
+    return _zeros("i", n)
 
 
 class Search:
@@ -133,12 +142,12 @@ class Search:
         self._slot = bytearray(128)
         self._victim_sq = bytearray(n)  # where the piece taken at each ply stood (NO_SQUARE if none)
         self.killers = _words(2 * n)
-        self.history = array("h", bytes(2 * 16 * 128))  # piece code << 7 | destination (0x88)
+        self.history = _zeros("h", 16 * 128)  # piece code << 7 | destination (0x88)
         size = 1 << tt_bits
         self._tt_mask = size - 1
         self._tt_key = _words(size)
         self._tt_move = _words(size)
-        self._tt_score = array("h", bytes(2 * size))
+        self._tt_score = _zeros("h", size)
         self._tt_info = bytearray(size)  # depth | kind << 6
         self.pos = None
         self.done = True

@@ -26,8 +26,10 @@ VALUE = (0, 100, 320, 330, 500, 950, 0, 0)
 
 
 def _tables():
-    mg = array("h", bytes(2 * 8 * 128))
-    eg = array("h", bytes(2 * 8 * 128))
+    mg = array("h", range(8 * 128))  # sized once (no temporary buffer); every entry is set below
+    eg = array("h", range(8 * 128))
+    for i in range(8 * 128):
+        mg[i] = eg[i] = 0
     pawn_mg_advance = (0, 0, 2, 6, 14, 28, 60, 0)
     pawn_eg_advance = (0, 0, -4, 4, 18, 40, 85, 0)
     king_home = (10, 25, 20, -5, 0, -5, 30, 15)  # castled on g1/b1-c1 is best, the e-file is open soon

@@ -41,3 +41,4 @@ def test_mate_in_two_and_the_position_is_left_as_it_was():
     assert search.score == MATE - 3
     assert move_uci(m) == "c6a5"  # the only move that mates in two (python-chess: host_tests/test_engine.py)
     assert pos.fen() == before
+

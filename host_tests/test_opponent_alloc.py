@@ -1,0 +1,68 @@
+"""The board thinking inside its scan loop allocates nothing, and the whole board with its engine
+fits the 200 kB heap: measured under MicroPython with the firmware loaded as the Pico loads it,
+.mpy files from mpy-cross (compiled afresh here), so that no compiler's working memory counts."""
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
+
+# Runs on MicroPython: the board (App on the virtual matrix) plays black at level 8; white's e2-e4
+# is made on the switches, then 100 scan steps while the engine thinks are measured.
+PROGRAM = """
+import gc, sys
+sys.path.insert(0, "build/mpy")
+import config
+from app import App
+from hardware.fake import VirtualReedMatrix
+from hardware.leds import TextLeds
+from hardware.matrix import MatrixScanner
+
+vm = VirtualReedMatrix()
+for sq in range(64):
+    if sq < 16 or sq >= 48:
+        vm.place(sq)
+scanner = MatrixScanner(vm.rows, read_columns=vm.read_columns, sleep_us=vm.sleep_us)
+app = App(config.Settings().updated({"opponent": "black", "level": 8}), scanner, TextLeds(), None)
+app.start(0)
+t = 0
+for sq, occupied in ((12, 0), (28, 1)):
+    vm.place(sq) if occupied else vm.lift(sq)
+    for _ in range(80):
+        t += 5
+        vm.now_ms = t
+        app.step(t)
+search = app.opponent.search
+gc.collect()
+print("free", gc.mem_free())
+print("thinking", app.referee.game.ply() == 1 and not search.done)
+nodes = search.nodes
+before = gc.mem_alloc()
+for _ in range(100):
+    t += 5
+    vm.now_ms = t
+    app.step(t)
+print("alloc", gc.mem_alloc() - before)
+print("nodes", search.nodes - nodes)
+"""
+
+
+def test_thinking_allocates_nothing_and_fits_the_heap():
+    if not os.path.exists(MICROPYTHON):
+        pytest.fail("no MicroPython in .venv: make test installs it")
+    compiled = subprocess.run(
+        [os.path.join(ROOT, ".venv", "bin", "python"), "tools/check_mpy.py", "--mpy-cross", os.path.join(ROOT, ".venv", "bin", "mpy-cross")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    r = subprocess.run([MICROPYTHON, "-X", "heapsize=200k", "-c", PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    figures = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert figures["thinking"] == "True"
+    assert int(figures["nodes"]) > 0
+    assert figures["alloc"] == "0", "the scan loop allocated %s bytes in 100 thinking steps" % figures["alloc"]
+    assert int(figures["free"]) > 20 * 1024, "the board and its engine leave only %s bytes of a 200 kB heap" % figures["free"]
