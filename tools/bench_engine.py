@@ -116,7 +116,7 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
     analyst.configure({"Threads": 1, "Hash": 16})
     points = 0.0
     results = []
-    hung = 0
+    hung = []
     our_moves = 0
     depths = []
     t0 = time.time()
@@ -135,7 +135,7 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
                     board.push(r.move)
                     our_moves += 1
                     if hung_piece(board, before, analyst, not board.turn):
-                        hung += 1
+                        hung.append("%s %s" % (before.fen(), r.move.uci()))
                 else:
                     board.push(sf.play(board, chess.engine.Limit(time=stockfish_s)).move)
             result = board.result(claim_draw=True) if board.is_game_over(claim_draw=True) else "1/2-1/2"
@@ -204,7 +204,9 @@ def main(argv=None):
                 % (tag, elo, m["points"], m["games"], 100 * m["points"] / m["games"], int(nps * seconds), seconds, m["depth"], m["seconds"])
             )
             print("elo_%s %d Elo  # +-%d (95 %%) against Stockfish UCI_Elo %d, %d games" % (tag, est, margin, elo, m["games"]))
-            print("hung_%s %d pieces  # in %d moves of the engine (en prise, and Stockfish says it costs 2 pawns)" % (tag, m["hung"], m["moves"]))
+            print("hung_%s %d pieces  # in %d moves of the engine (en prise, and Stockfish says it costs 2 pawns)" % (tag, len(m["hung"]), m["moves"]))
+            for example in m["hung"][:3]:
+                print("    hung at: %s" % example)
 
 
 if __name__ == "__main__":
