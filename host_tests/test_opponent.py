@@ -205,3 +205,21 @@ def test_a_game_against_the_board_survives_a_power_cut():
     assert again.ref.game.uci_moves() == ["e2e4"]
     assert (again.app.opponent.colour, again.app.opponent.level) == (BLACK, 1)
     assert again.until_the_board_moves() == reply  # level 1 is a fixed depth: the same move
+
+
+def test_a_saved_opponent_line_is_checked():
+    import pytest
+    from store import StoreError
+
+    from core.game import Game
+
+    flash = FakeFlash()
+    store = GameStore("game.sav", flash)
+    store.opponent = "purple 9"  # no firmware writes this: a hostile or damaged record
+    store.save(Game(), "strict")
+    with pytest.raises(StoreError, match="bad opponent line"):
+        GameStore("game.sav", flash).resume()
+    store.opponent = "white 4"
+    store.save(Game(), "casual")
+    again = GameStore("game.sav", flash)
+    assert again.resume()[1] == "casual" and again.opponent == "white 4"
