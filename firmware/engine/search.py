@@ -40,7 +40,7 @@ from core.position import (
     Z_SIDE,
 )
 from engine.movegen import MAX_MOVES_PER_POSITION, generate
-from engine.tables import EG, MG, PHASE, PHASE_FULL
+from engine.tables import EG, MG, PHASE, PHASE_FULL, VALUE
 
 MATE = const(30000)  # a mate in n plies from the root scores MATE - n
 MATE_BOUND = const(29000)  # scores beyond this are mates
@@ -78,6 +78,7 @@ _HISTORY_MAX = const(4000)
 _MOVE_MASK = const(0x1FFFF)
 
 _NULL_REDUCTION = const(2)
+_DELTA_MARGIN = const(150)  # what a capture may gain beyond the victim (position, a pawn's push)
 _TEMPO = const(10)  # the side to move is a little better off: it moves first
 
 
@@ -439,6 +440,17 @@ class Search:
                 m = w & _MOVE_MASK
                 us = pos.side
                 frm = m & 127
+                if flags[ply] & _QUIESCENCE and (m >> 14) < MOVE_PROMOTE_KNIGHT:
+                    # Captures that cannot matter: even winning the piece for nothing leaves the side
+                    # below alpha (delta pruning), or a piece takes a cheaper one that is defended
+                    # (it is likely to lose the exchange). Without these the captures after the last
+                    # ply outnumber everything else, and on the Pico the first iteration may not end.
+                    to = (m >> 7) & 127
+                    victim = VALUE[b[to] & 7] if b[to] else 100
+                    if self._static[ply] + victim + _DELTA_MARGIN <= alphas[ply]:
+                        continue
+                    if VALUE[b[frm] & 7] > victim and pos.attacked(to, us ^ 8):
+                        continue
                 k = pos.kings[us]
                 # Only a king move, en passant, a move in check or one off a line through the king
                 # (it may be pinned) can leave the king attacked: just those are tested.
@@ -472,9 +484,11 @@ class Search:
                     depths[ply] = depth - 1
                     kinds[ply - 1] = _FULL
                 else:
-                    # Late quiet moves of an ordinary node: probably worse, so look less deep first.
+                    # Late quiet moves of an ordinary node: probably worse, so look less deep first
+                    # (never at the root, where a quiet key move - a mate's first move - must be seen;
+                    # ply is already the child's here).
                     r = 0
-                    if depth >= 3 and n > 3 and not f & _IN_CHECK and (w >> 17) < _KEY_KILLER2 and not (m >> 14) >= MOVE_PROMOTE_KNIGHT:
+                    if ply > 1 and depth >= 3 and n > 3 and not f & _IN_CHECK and (w >> 17) < _KEY_KILLER2 and not (m >> 14) >= MOVE_PROMOTE_KNIGHT:
                         r = 1 if n < 10 or depth < 5 else 2
                     alphas[ply] = -alpha - 1
                     betas[ply] = -alpha
