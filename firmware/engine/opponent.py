@@ -24,19 +24,15 @@ from micropython import const
 
 from core import signals as S
 from core.position import BLACK, Position, WHITE, move_promotion, move_uci
-from core.referee import CASUAL, PLAY
+from core.referee import _START, CASUAL, PLAY  # _START: the occupancy of the start position
 
-# Per level: (deepest iteration in plies, or 0 for no limit; time to think in ms, or 0 for none).
-LEVELS = (
-    (1, 0),  # 1: one ply and the captures after it: takes what hangs, sees nothing else
-    (2, 0),  # 2: sees the reply
-    (0, 1000),  # 3-8: as deep as the time allows
-    (0, 2000),
-    (0, 5000),
-    (0, 10000),
-    (0, 20000),
-    (0, 60000),
-)
+# Per level 1-8: the deepest iteration in plies (0: no limit) and the seconds to think (0: none).
+# Level 1 searches one ply and the captures after it (it takes what hangs, sees nothing else),
+# level 2 sees the reply, levels 3-8 go as deep as their time allows. Bytes: the board keeps this
+# module in RAM from power-up, so its tables are as small as they can be.
+LEVEL_DEPTH = b"\x01\x02\x00\x00\x00\x00\x00\x00"
+LEVEL_SECONDS = b"\x00\x00\x01\x02\x05\x0a\x14\x3c"
+LEVELS = const(8)
 # After a takeback the engine waits this long before it answers: time to take back another move.
 TAKEBACK_PAUSE_MS = const(3000)
 # Without a clock, positions searched per scan (a few milliseconds on the Pico).
@@ -46,12 +42,6 @@ _IDLE = const(0)
 _MOVE = const(1)  # thinking about the board's own move
 _HINT = const(2)  # thinking about the player's move
 
-_START = bytearray(64)
-for _i in range(16):
-    _START[_i] = 1
-    _START[63 - _i] = 1
-
-_COLOURS = {"white": WHITE, "black": BLACK}
 
 
 def _colour_name(colour):
@@ -68,7 +58,7 @@ class Opponent:
         self.clock = clock
         # Half a scan period per step for the search: the other half stays for scanning and LEDs.
         self.slice_us = settings.scan_period_ms * 500
-        self.colour = _COLOURS.get(settings.opponent)  # the side the board plays, or None
+        self.colour = None if settings.opponent == "none" else WHITE if settings.opponent == "white" else BLACK
         self.level = settings.level
         # The search's arrays (about 19 KB) and its own copy of the game are made the first time
         # the engine is wanted (_ready): a board used by two players never pays for them.
@@ -100,8 +90,8 @@ class Opponent:
 
     def set(self, colour, level):
         """The board plays `colour` (None: nobody) at `level` (1-8); kept with the saved game."""
-        if level < 1 or level > len(LEVELS):
-            raise ValueError("level must be 1 to %d" % len(LEVELS))
+        if level < 1 or level > LEVELS:
+            raise ValueError("level must be 1 to %d" % LEVELS)
         self.colour = colour
         self.level = level
         self._cancel()
@@ -134,31 +124,10 @@ class Opponent:
             self.colour = None
             if saved:
                 words = saved.split()
-                self.colour = _COLOURS[words[0]]
+                self.colour = WHITE if words[0] == "white" else BLACK
                 self.level = int(words[1])
         if self.colour is not None:
             self._ready()  # early, while the heap is still in one piece
-
-    def command(self, rest):
-        """The USB command: `engine` | `engine white|black|off [LEVEL]` | `engine level N` |
-        `engine hint`. Returns (ok, answer line)."""
-        words = rest.split()
-        try:
-            if not words:
-                pass
-            elif words[0] == "hint":
-                if not self._hint():
-                    return False, "engine: a hint needs casual mode and the player's turn in a game on"
-            elif words[0] == "level" and len(words) == 2:
-                self.set(self.colour, int(words[1]))
-            elif words[0] in ("white", "black", "off") and len(words) <= 2:
-                level = int(words[1]) if len(words) == 2 else self.level
-                self.set(_COLOURS.get(words[0]), level)
-            else:
-                return False, "engine takes: white|black|off [LEVEL], level N, hint"
-        except ValueError as e:
-            return False, "engine: %s" % e
-        return True, self.describe()
 
     # ------------------------------------------------------------------ every scan
 
@@ -211,7 +180,7 @@ class Opponent:
             spent = (clock() - t0) & 0x3FFFFFFF
             if spent > self.longest_slice_us:
                 self.longest_slice_us = spent
-        limit = LEVELS[self.level - 1][1]
+        limit = LEVEL_SECONDS[self.level - 1] * 1000
         if not s.done and limit and now - self._started >= limit:
             s.stop()
         if s.done:
@@ -246,7 +215,7 @@ class Opponent:
         pos.set_fen(game.start_fen)
         for m in game.moves:
             pos.make(m)  # the game's history too: the search must see repetitions
-        depth = LEVELS[self.level - 1][0]
+        depth = LEVEL_DEPTH[self.level - 1]
         self.search.start(pos, max_depth=depth or 32)
         self._task = task
         self._started = now
@@ -275,7 +244,7 @@ class Opponent:
         self.app.console("%s %s" % ("the board plays" if task == _MOVE else "hint:", move_uci(m)))
         self.app.redraw()
 
-    def _hint(self):
+    def hint(self):
         """The engine's move for the player, on request; True if it is being worked out."""
         ref = self.app.referee
         if ref.mode != CASUAL or (self.colour is not None and ref.game.position.side == self.colour):
@@ -316,7 +285,7 @@ class Opponent:
                         self.set(WHITE, (choice & 7) + 1)
                     else:
                         self.set(None, self.level)
-                elif not self._hint():
+                elif not self.hint():
                     self.app.redraw()
             elif self.holds(ref):
                 if filled and filled[0] != self._choice:

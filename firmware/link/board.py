@@ -137,7 +137,9 @@ def _promote(link, rest):
 
 
 def _engine(link, rest):
-    ok, text = link.app.opponent.command(rest)  # engine/opponent.py
+    from engine.usb_command import run  # loaded on first use
+
+    ok, text = run(link.app.opponent, rest)
     link.line(text) if ok else link.err(text)
 
 
