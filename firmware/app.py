@@ -8,7 +8,6 @@ from core.game import Game
 from core.pipeline import feed_scan
 from core.position import square_name
 from core.referee import SETUP, Referee
-from engine.opponent import Opponent
 
 # A square that reads occupied where the game has no piece, and has not changed for this long while
 # the board shows the error, is reported as a possible stuck switch (or a stray piece).
@@ -40,9 +39,10 @@ class App:
         self.host_frame = None
         self.listeners = []  # callables(event) told of every referee event (the USB link)
         # The board's own engine: plays a side when asked (gesture, board.json, USB), else idles.
-        self.opponent = Opponent(self, settings, clock)
-        self.listeners.append(self.opponent.on_event)
-        self.referee.gesture = self.opponent.holds
+        # (engine/opponent.py, loaded the first time it is wanted: a board used by two players
+        # keeps the RAM its code takes).
+        self.opponent = None
+        self._clock = clock
         self.faults = []  # squares the hardware checks flag
         self._version = -1
         self._changed_at = [0] * 64  # when each square last changed, for the stuck-switch check
@@ -71,7 +71,9 @@ class App:
                 ref.set_mode(mode)
                 self.console("resuming the saved game after %d moves" % game.ply())
         ref.load_game(game or Game(), now)
-        self.opponent.resume(self.store if game is not None else None)
+        saved = getattr(self.store, "opponent", None) if game is not None else None
+        if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
+            self.engine().resume(self.store if game is not None else None)
         if ref.phase == SETUP:
             self.console("set up the position: the LEDs show where pieces must go")
         self._check_matrix(now)
@@ -97,10 +99,29 @@ class App:
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
             self._stuck_checked = now
             self._check_stuck(now)
-        self.opponent.step(now)  # one thinking slice at most: the scan loop never waits for it
+        if self.opponent is not None:
+            self.opponent.step(now)  # one thinking slice at most: the scan loop never waits for it
+        elif n and self._kings_up():
+            self.engine().step(now)  # the two-kings gesture begins: the engine comes in
         self._show(now)
         self.steps += 1
         return n
+
+    def engine(self):
+        """The board's own engine (engine/opponent.py), made the first time it is wanted."""
+        if self.opponent is None:
+            from engine.opponent import Opponent
+
+            self.opponent = Opponent(self, self.settings, self._clock)
+            self.listeners.append(self.opponent.on_event)
+            self.referee.gesture = self.opponent.holds
+        return self.opponent
+
+    def _kings_up(self):
+        """Are both kings off the board (the start of the engine's gesture)?"""
+        ref = self.referee
+        pos = ref.game.position
+        return not ref.occ[pos.king_square(0)] and not ref.occ[pos.king_square(8)]
 
     def matrix_fault(self):
         fault = getattr(self.matrix, "fault", None)
@@ -128,7 +149,8 @@ class App:
         if ref.version != self._version:
             self._version = ref.version
             self.display.render(ref, self.faults)
-            self.opponent.paint(self.frame)
+            if self.opponent is not None:
+                self.opponent.paint(self.frame)
         self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)
 
     def redraw(self):

@@ -139,7 +139,11 @@ def _promote(link, rest):
 def _engine(link, rest):
     from engine.usb_command import run  # loaded on first use
 
-    ok, text = run(link.app.opponent, rest)
+    opponent = link.app.engine()  # made on first use
+    if opponent is None:
+        link.err("engine: not enough memory")
+        return
+    ok, text = run(opponent, rest)
     link.line(text) if ok else link.err(text)
 
 
