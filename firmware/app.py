@@ -73,7 +73,9 @@ class App:
         ref.load_game(game or Game(), now)
         saved = getattr(self.store, "opponent", None) if game is not None else None
         if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
-            self.engine().resume(self.store if game is not None else None)
+            opponent = self.engine()
+            if opponent is not None:
+                opponent.resume(self.store if game is not None else None)
         if ref.phase == SETUP:
             self.console("set up the position: the LEDs show where pieces must go")
         self._check_matrix(now)
@@ -101,27 +103,32 @@ class App:
             self._check_stuck(now)
         if self.opponent is not None:
             self.opponent.step(now)  # one thinking slice at most: the scan loop never waits for it
-        elif n and self._kings_up():
-            self.engine().step(now)  # the two-kings gesture begins: the engine comes in
+        elif n and self._kings_up() and self.engine() is not None:
+            self.opponent.step(now)  # the two-kings gesture at the start position: the engine comes in
         self._show(now)
         self.steps += 1
         return n
 
     def engine(self):
-        """The board's own engine (engine/opponent.py), made the first time it is wanted."""
+        """The board's own engine (engine/opponent.py), made the first time it is wanted; None when
+        the heap has no room for its code (the board plays on without it)."""
         if self.opponent is None:
-            from engine.opponent import Opponent
+            try:
+                from engine.opponent import Opponent
 
-            self.opponent = Opponent(self, self.settings, self._clock)
+                self.opponent = Opponent(self, self.settings, self._clock)
+            except MemoryError:
+                self.console("not enough memory for the engine")
+                return None
             self.listeners.append(self.opponent.on_event)
             self.referee.gesture = self.opponent.holds
         return self.opponent
 
     def _kings_up(self):
-        """Are both kings off the board (the start of the engine's gesture)?"""
+        """Are both kings off the board at the start position, before the first move (the engine's
+        gesture; later in a game it is the engine's only once the engine is there)?"""
         ref = self.referee
-        pos = ref.game.position
-        return not ref.occ[pos.king_square(0)] and not ref.occ[pos.king_square(8)]
+        return ref.game.ply() == 0 and not ref.occ[4] and not ref.occ[60] and ref.base[4] and ref.base[60]
 
     def matrix_fault(self):
         fault = getattr(self.matrix, "fault", None)

@@ -9,7 +9,9 @@
 # - The board's move is lit (the remote-move signal, from and to) until the player makes it on the
 #   board; the board accepts no other move: a wrong one is shown as an error and guided back.
 # - A hint (casual mode): on the player's turn lift both kings and put them back; the engine's move
-#   for the player is lit until a move is made.
+#   for the player is lit until a move is made. (App loads this module the first time the engine is
+#   wanted - board.json, a saved game against it, the gesture at the start, the USB command - so in
+#   a game between two players that never asked for it, lifting both kings is no hint.)
 # - Takebacks (casual mode) work as in any game; after one the engine waits a few seconds before it
 #   replies, so that the player can take back a second move (its own) first.
 # - The side and level are kept with the saved game (store.py), so a power cut resumes the game
