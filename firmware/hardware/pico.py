@@ -8,11 +8,16 @@ from hardware.matrix import MatrixScanner
 
 
 def modules(settings, machine=None, neopixel=None):
-    """(machine, neopixel): the ones given, else the Pico's own (neopixel only for a WS2812B)."""
+    """(machine, neopixel): the ones given, else the Pico's own. On an RP2040 neopixel stays None:
+    its WS2812B chain is written by PIO and DMA (hardware/ws2812_pio.py), not by neopixel's CPU
+    loop; elsewhere, or when a test hands one in, neopixel.NeoPixel writes it."""
     if machine is None:
         import machine
     if neopixel is None and settings.led_type == "ws2812":
-        import neopixel
+        try:
+            import rp2  # noqa: F401 - only asks whether this chip has PIO
+        except ImportError:
+            import neopixel
     return machine, neopixel
 
 
@@ -40,7 +45,12 @@ def make_leds(settings, machine, neopixel, say):
         return leds
     from hardware.ws2812 import Ws2812Leds
 
-    np = neopixel.NeoPixel(Pin(settings.led_pin, Pin.OUT), 64)
+    if neopixel is None:
+        from hardware.ws2812_pio import PioStrip
+
+        np = PioStrip(Pin(settings.led_pin, Pin.OUT), 64)
+    else:
+        np = neopixel.NeoPixel(Pin(settings.led_pin, Pin.OUT), 64)
     return Ws2812Leds(
         np,
         chain=config.chain_squares(settings.led_chain),
