@@ -17,7 +17,8 @@ STUCK_MS = 8000
 class App:
     """One chessboard: a matrix scanner, LEDs, optionally a store for the game, wired to the core.
 
-    matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional).
+    matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional); matrix.scan_ranks()
+      -> bytearray(8) of rank bytes (optional: the same reading, cheaper for the debouncer).
     leds.show(frame, now_ms).
     store: save(game, mode) and resume() -> (game, mode, notes) or None (firmware/store.py).
     console(text): where messages for a person go (the USB serial console on the Pico).
@@ -30,6 +31,7 @@ class App:
         self.store = store
         self.console = console or (lambda text: None)
         self.debouncer = DeferPerSquare(settings.debounce_ms)
+        self._scan = getattr(matrix, "scan_ranks", None) or matrix.scan
         self.referee = Referee(Game())
         self.referee.configure(settings)
         self.display = Display()
@@ -88,7 +90,7 @@ class App:
                 return 0
             self.selftest = None  # the game resumes: the LEDs guide the pieces back to it
         ref = self.referee
-        raw = self.matrix.scan()
+        raw = self._scan()
         n = feed_scan(self.debouncer, ref, raw, now)
         if n:
             state = self.debouncer.changed

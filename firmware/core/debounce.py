@@ -23,6 +23,11 @@
 # Zero allocation per update(): all state lives in bytearrays made in the constructor, and
 # timers count down in a byte per square (QMK does the same) instead of storing timestamps,
 # which could be heap ints on the Pico.
+#
+# Scans come in either as 64 bytes (a square each, 0/1) or as 8 rank bytes (bit f of byte r =
+# square 8r+f, what hardware/matrix.py's scan_ranks() reads): the debouncer keeps the raw reading
+# as rank bytes, so a still board costs one 8-byte comparison, and a scan with changes only walks
+# the squares of the ranks where a reading changed or a timer runs (QMK's matrix rows likewise).
 from micropython import const
 
 _SQUARES = const(64)
@@ -53,26 +58,51 @@ class DeferPerSquare:
         self.changed = bytearray(_SQUARES)  # squares that changed in the last update, in square order
         self.unsettled = 0  # squares whose raw reading changed within the last debounce_ms
         self.started = False  # False until reset() (or the first update()) saw a scan
-        self._raw = bytearray(_SQUARES)  # raw reading of the previous update
+        self._ranks = bytearray(8)  # raw reading of the previous update, a byte per rank
+        self._timing = bytearray(8)  # bit f of byte r: the timer of square 8r+f runs
         self._left = bytearray(_SQUARES)  # ms until that reading counts as settled; 0 = settled
+        self._packed = bytearray(8)  # a 64-byte scan packed into rank bytes
         self._last_ms = 0
+
+    def _as_ranks(self, raw):
+        if len(raw) == 8:
+            return raw
+        packed = self._packed
+        sq = 0
+        for r in range(8):
+            packed[r] = (
+                raw[sq]
+                | raw[sq + 1] << 1
+                | raw[sq + 2] << 2
+                | raw[sq + 3] << 3
+                | raw[sq + 4] << 4
+                | raw[sq + 5] << 5
+                | raw[sq + 6] << 6
+                | raw[sq + 7] << 7
+            )
+            sq += 8
+        return packed
 
     def reset(self, raw, now_ms=0):
         """Adopt the scan `raw` as the debounced state, with no events (power-up, or after a fault)."""
+        ranks = self._as_ranks(raw)
         state = self.state
-        last = self._raw
         left = self._left
-        for sq in range(_SQUARES):
-            r = raw[sq]
-            state[sq] = r
-            last[sq] = r
-            left[sq] = 0
+        for r in range(8):
+            bits = ranks[r]
+            self._ranks[r] = bits
+            self._timing[r] = 0
+            sq = r << 3
+            for f in range(8):
+                state[sq + f] = (bits >> f) & 1
+                left[sq + f] = 0
         self.unsettled = 0
         self._last_ms = now_ms
         self.started = True
 
     def update(self, raw, now_ms):
-        """Feed one scan (bytearray(64) of 0/1) taken at now_ms; return how many squares changed.
+        """Feed one scan (bytearray(64) of 0/1, or bytearray(8) of rank bytes) taken at now_ms;
+        return how many squares changed.
 
         The squares are in self.changed[:n] in square order, their new occupancy in self.state.
         Calling update() before reset() adopts the scan as reset() would and reports nothing."""
@@ -81,10 +111,11 @@ class DeferPerSquare:
             return 0
         elapsed = (now_ms - self._last_ms) & _TICKS_MASK
         self._last_ms = now_ms
-        last = self._raw
+        ranks = self._as_ranks(raw)
+        last = self._ranks
         # The common case by far: nothing on the board moved and no timer runs. One C-level
-        # comparison of the two bytearrays instead of 64 steps of Python.
-        if self.unsettled == 0 and raw == last:
+        # comparison of 8 bytes instead of 64 steps of Python.
+        if self.unsettled == 0 and ranks == last:
             return 0
         if elapsed > _MAX_MS:
             elapsed = _MAX_MS
@@ -92,32 +123,46 @@ class DeferPerSquare:
         left = self._left
         state = self.state
         changed = self.changed
+        timers = self._timing
         n = 0
         unsettled = 0
-        for sq in range(_SQUARES):
-            r = raw[sq]
-            if r != last[sq]:
-                # Any change of the raw reading (re)starts the square's timer: the reading must
-                # then hold for the whole debounce_ms.
-                last[sq] = r
-                if wait:
-                    left[sq] = wait
-                    unsettled += 1
+        for r in range(8):
+            bits = ranks[r]
+            diff = bits ^ last[r]
+            timing = timers[r]
+            look = diff | timing
+            if not look:
+                continue  # nothing changed on this rank and no timer runs: no square to visit
+            last[r] = bits
+            sq = r << 3
+            for f in range(8):
+                m = 1 << f
+                if not look & m:
                     continue
-            else:
-                t = left[sq]
-                if t == 0:
-                    continue
-                if t > elapsed:
-                    left[sq] = t - elapsed
-                    unsettled += 1
-                    continue
-                left[sq] = 0
-            # Settled (or debounce_ms is 0). A reading that settled back on the old state, like a
-            # hand that hovered and went away, is no event.
-            if r != state[sq]:
-                state[sq] = r
-                changed[n] = sq
-                n += 1
+                s = sq + f
+                if diff & m:
+                    # Any change of the raw reading (re)starts the square's timer: the reading
+                    # must then hold for the whole debounce_ms.
+                    if wait:
+                        left[s] = wait
+                        timing |= m
+                        unsettled += 1
+                        continue
+                else:
+                    t = left[s]
+                    if t > elapsed:
+                        left[s] = t - elapsed
+                        unsettled += 1
+                        continue
+                    left[s] = 0
+                    timing &= ~m
+                # Settled (or debounce_ms is 0). A reading that settled back on the old state,
+                # like a hand that hovered and went away, is no event.
+                v = (bits >> f) & 1
+                if v != state[s]:
+                    state[s] = v
+                    changed[n] = s
+                    n += 1
+            timers[r] = timing & 0xFF
         self.unsettled = unsettled
         return n

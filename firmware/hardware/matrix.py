@@ -13,7 +13,14 @@
 # The columns are read either by one load of the RP2040's SIO GPIO_IN register, which holds the
 # input level of every GPIO (config.SIO_GPIO_IN; the 8 columns sit on consecutive GPIOs from
 # column_base), or by any read_columns() callable returning the 8 levels with file a in bit 0 -
-# the way the tests and simulators plug in hardware/fake.py's VirtualReedMatrix.
+# the way the tests and simulators plug in hardware/fake.py's VirtualReedMatrix. On the Pico a
+# ranks_reader (hardware/matrix_sio.py, native code on the SIO registers) does the whole
+# row loop at once: the Python loop below costs a scan's whole CPU budget on an RP2040.
+#
+# A scan's result is a rank byte per rank (scan_ranks(): bytearray(8), bit f of byte r = the
+# switch on file f of rank r+1 is closed): the debouncer compares the 8 bytes with the last scan
+# in one C-level comparison and only looks at the squares of a rank that changed. scan() spreads
+# the same reading over 64 bytes for the code that wants a square per byte.
 #
 # This module only reports what the switches read. Debouncing is core/debounce.py's job, and
 # deciding that a switch is stuck (never changes, or closed where the game has no piece) is the
@@ -36,6 +43,10 @@ class MatrixScanner:
     Columns, one of:
       read_columns: callable returning the 8 column levels, bit f = file a+f, 1 = high;
       mem32, gpio_in_addr, column_base: machine.mem32, config.SIO_GPIO_IN and the GPIO of file a.
+      ranks_reader: an object whose read(ranks) reads all 8 ranks into the bytearray(8) `ranks`
+        and returns the columns low with no row selected | closed switches << 8, and whose
+        spread(ranks, squares) unpacks them a square per byte (the Pico's matrix_sio.SioRanks);
+        rows and columns are then only its business.
     sleep_us: the settle wait (time.sleep_us on the Pico); by default time.sleep_us when the
       running Python has it, else no wait (CPython with fakes)."""
 
@@ -55,11 +66,15 @@ class MatrixScanner:
         column_base=None,
         sleep_us=None,
         settle_us=None,
+        ranks_reader=None,
     ):
         if len(rows) != 8:
             raise ValueError("need 8 row pins, rank 1 first")
         self._rows = tuple(rows)
-        if read_columns is not None:
+        self._reader = ranks_reader
+        if ranks_reader is not None:
+            self._read = None
+        elif read_columns is not None:
             self._read = read_columns
         elif mem32 is not None and gpio_in_addr is not None and column_base is not None:
             self._mem32 = mem32
@@ -75,7 +90,8 @@ class MatrixScanner:
         self._sleep_us = sleep_us
         if settle_us is not None:
             self.settle_us = settle_us
-        self.squares = bytearray(_SQUARES)  # the last scan; scan() returns this same buffer
+        self.squares = bytearray(_SQUARES)  # the last scan() a square per byte; scan() returns it
+        self.ranks = bytearray(8)  # the last scan a rank per byte; scan_ranks() returns it
         self.closed = 0  # closed switches in the last scan
         self.stuck_files = 0  # columns that read low with no row selected (bit f = file a+f)
         self.scans = 0
@@ -91,23 +107,12 @@ class MatrixScanner:
 
     def scan_into(self, buf):
         """Read all 64 switches into buf (a bytearray(64)) and return it. Allocates nothing."""
-        read = self._read
-        sleep_us = self._sleep_us
-        settle = self.settle_us
-        # With every row released no column has a path to ground, so every column must read
-        # high. One that reads low is shorted to ground, a dead input, or sits on a row that is
-        # stuck low (that row's pieces then show in every row).
-        self.stuck_files = ~read() & _FILES
-        closed = 0
+        ranks = self.scan_ranks()
+        if self._reader is not None:
+            self._reader.spread(ranks, buf)
+            return buf
         sq = 0
-        for row in self._rows:
-            row.value(0)
-            if settle and sleep_us is not None:
-                sleep_us(settle)
-            # Active low: a closed switch pulls its column down to the selected row.
-            bits = ~read() & _FILES
-            row.value(1)
-            closed += _BITS[bits]
+        for bits in ranks:
             # Unrolled: eight stores are much cheaper than an inner loop on the Pico.
             buf[sq] = bits & 1
             buf[sq + 1] = (bits >> 1) & 1
@@ -118,9 +123,40 @@ class MatrixScanner:
             buf[sq + 6] = (bits >> 6) & 1
             buf[sq + 7] = bits >> 7
             sq += 8
+        return buf
+
+    def scan_ranks(self):
+        """Read all 64 switches into self.ranks (bit f of byte r = file f of rank r+1 closed)
+        and return it. Allocates nothing."""
+        ranks = self.ranks
+        if self._reader is not None:
+            v = self._reader.read(ranks)
+            self.stuck_files = v & _FILES
+            self.closed = v >> 8
+            self.scans += 1
+            return ranks
+        read = self._read
+        sleep_us = self._sleep_us
+        settle = self.settle_us
+        # With every row released no column has a path to ground, so every column must read
+        # high. One that reads low is shorted to ground, a dead input, or sits on a row that is
+        # stuck low (that row's pieces then show in every row).
+        self.stuck_files = ~read() & _FILES
+        closed = 0
+        r = 0
+        for row in self._rows:
+            row.value(0)
+            if settle and sleep_us is not None:
+                sleep_us(settle)
+            # Active low: a closed switch pulls its column down to the selected row.
+            bits = ~read() & _FILES
+            row.value(1)
+            closed += _BITS[bits]
+            ranks[r] = bits
+            r += 1
         self.closed = closed
         self.scans += 1
-        return buf
+        return ranks
 
     def fault(self):
         """True when the last scan cannot be pieces on a working board.

@@ -7,6 +7,15 @@ import config
 from hardware.matrix import MatrixScanner
 
 
+def _rp2040():
+    """True on the rp2 port: PIO, DMA, the SIO registers and viper's native code are there."""
+    try:
+        import rp2  # noqa: F401 - only asks whether the module exists
+    except ImportError:
+        return False
+    return True
+
+
 def modules(settings, machine=None, neopixel=None):
     """(machine, neopixel): the ones given, else the Pico's own. On an RP2040 neopixel stays None:
     its WS2812B chain is written by PIO and DMA (hardware/ws2812_pio.py), not by neopixel's CPU
@@ -14,9 +23,7 @@ def modules(settings, machine=None, neopixel=None):
     if machine is None:
         import machine
     if neopixel is None and settings.led_type == "ws2812":
-        try:
-            import rp2  # noqa: F401 - only asks whether this chip has PIO
-        except ImportError:
+        if not _rp2040():
             import neopixel
     return machine, neopixel
 
@@ -67,6 +74,11 @@ def make_scanner(settings, machine):
     rows = [Pin(n, Pin.OPEN_DRAIN, value=1) for n in settings.row_pins]
     for n in settings.column_pins:
         Pin(n, Pin.IN, Pin.PULL_UP)
+    reader = None
+    if _rp2040():
+        from hardware.matrix_sio import SioRanks
+
+        reader = SioRanks(settings.row_pins, settings.column_base, settings.settle_us, machine.mem32)
     return MatrixScanner(
         rows,
         mem32=machine.mem32,
@@ -74,6 +86,7 @@ def make_scanner(settings, machine):
         column_base=settings.column_base,
         sleep_us=getattr(time, "sleep_us", None),
         settle_us=settings.settle_us,
+        ranks_reader=reader,
     )
 
 
