@@ -6,12 +6,22 @@ from core.debounce import DeferPerSquare
 from core.display import Display
 from core.game import Game
 from core.pipeline import feed_scan
-from core.position import square_name
+from core.position import move_promotion, square_name
 from core.referee import SETUP, Referee
 
 # A square that reads occupied where the game has no piece, and has not changed for this long while
 # the board shows the error, is reported as a possible stuck switch (or a stray piece).
 STUCK_MS = 8000
+# When the game is saved. A save blocks the CPU for 130-260 ms on the Pico (littlefs erases a
+# 4 kB flash sector, 45 ms each, while no code runs from flash), and a lift and place that both
+# fall inside it are never seen. So a change is saved at the first scan where the board is
+# still: nothing bouncing and no transition for SAVE_QUIET_MS (a piece held in the air that long
+# is put down after the save, and read then). After a promotion the player may tap the new piece to choose another
+# (SPEC 3), right after the move: the save waits PROMOTION_QUIET_MS of stillness then. A save
+# never waits past the next change of the game: that change saves both at once, so a power cut
+# loses one ply at most.
+SAVE_QUIET_MS = 300
+PROMOTION_QUIET_MS = 2000
 
 
 class App:
@@ -50,6 +60,7 @@ class App:
         self._changed_at = [0] * 64  # when each square last changed, for the stuck-switch check
         self._stuck_checked = 0
         self.matrix_fault_seen = False  # the scanner's fault() at the last scan that changed anything
+        self.save_due = False  # the game changed since the last save (see SAVE_QUIET_MS)
         self.steps = 0
         self.selftest = None  # a bring-up test (selftest.py) running: it has the matrix and LEDs
 
@@ -98,6 +109,8 @@ class App:
                 self._changed_at[state[i]] = now
         if ref.out:
             self._dispatch()
+        if self.save_due and self._still(now):
+            self.save()
         if n:
             self._check_matrix(now)
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
@@ -148,10 +161,27 @@ class App:
         while events:
             events.pop()
         if save and self.store is not None:
-            try:
-                self.store.save(ref.game, ref.mode)
-            except OSError as e:
-                self.console("could not save the game: %s" % e)
+            if self.save_due:
+                self.save()  # the change before this one is still unsaved: both go now
+            else:
+                self.save_due = True
+
+    def _still(self, now):
+        """Nothing moves on the board: the moment for a save (see SAVE_QUIET_MS)."""
+        ref = self.referee
+        wait = PROMOTION_QUIET_MS if move_promotion(ref.game.last_move()) else SAVE_QUIET_MS
+        return now - ref.last_change >= wait and self.debouncer.unsettled == 0
+
+    def save(self):
+        """Save the game now if it changed since the last save (also before a shutdown)."""
+        if not self.save_due or self.store is None:
+            return
+        self.save_due = False
+        ref = self.referee
+        try:
+            self.store.save(ref.game, ref.mode)
+        except OSError as e:
+            self.console("could not save the game: %s" % e)
 
     def _show(self, now):
         ref = self.referee

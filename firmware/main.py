@@ -121,7 +121,12 @@ class Board:
                 steps -= 1
 
     def shutdown(self):
-        """Leaving main.py (Ctrl-C): LEDs dark, so a board at the REPL does not show stale moves."""
+        """Leaving main.py (Ctrl-C): the game saved, LEDs dark, so a board at the REPL does not
+        show stale moves."""
+        try:
+            self.app.save()
+        except Exception:  # noqa: BLE001 - a failing save must not hide the real error
+            pass
         try:
             self.leds.clear()
         except Exception:  # noqa: BLE001 - a dead LED driver must not hide the real error
