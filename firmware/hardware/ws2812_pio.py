@@ -69,6 +69,7 @@ class PioStrip:
         self._ctrl = self._dma.pack_ctrl(size=_DMA_BYTE, inc_write=False, treq_sel=sm_id)
         self._started = time.ticks_us()
         self.writes = 0
+        self.dropped = 0  # frames not sent because the previous one never finished
 
     def __len__(self):
         return self._n
@@ -77,13 +78,16 @@ class PioStrip:
         """Send buf to the chain; returns once the DMA has started (a previous frame, if still
         on the wire, is waited for first)."""
         time = self._time
-        dma = self._dma
-        while dma.active():
-            pass
         left = _FRAME_US - time.ticks_diff(time.ticks_us(), self._started)
         if left > 0:
             time.sleep_us(left)
+        if self._dma.active():
+            # The frame time has passed, so the state machine has stopped taking bytes: it never
+            # happens on a working chip (an emulator that does not run PIO, say). Waiting would
+            # hang the scan loop, so this frame is dropped and counted; the next change is sent.
+            self.dropped += 1
+            return
         self._sending[:] = self.buf
         self._started = time.ticks_us()
-        dma.config(read=self._sending, write=self._txf, count=_BYTES, ctrl=self._ctrl, trigger=True)
+        self._dma.config(read=self._sending, write=self._txf, count=_BYTES, ctrl=self._ctrl, trigger=True)
         self.writes += 1
