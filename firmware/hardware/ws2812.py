@@ -26,7 +26,7 @@ _BYTES = const(192)
 
 # The codes whose colour changes with time on a WS2812B (blink patterns), as 1-byte bytes for a
 # C-level search of the frame, like leds.PULSE_CODES.
-_BLINK_CODES = tuple(bytes((c,)) for c in range(signals.COUNT) if leds.RGB_BLINK[c] != leds.STEADY)
+_BLINK_CODES = tuple(bytes((c,)) for c in range(1, signals.COUNT) if leds.RGB_BLINK[c] not in (leds.STEADY, leds.DARK))
 
 
 def _rows_chain():
@@ -104,18 +104,20 @@ class Ws2812Leds:
         # Blink patterns change every 128 ms, the pulse every 32 ms: nothing else moves the picture.
         phase = (now_ms >> 5) & 0x3FFF if pulse else (now_ms >> leds.SLOT_SHIFT) & 0xF
         phase += pulse << 14
-        if phase == self._phase and frame == self._frame:
+        same = frame == self._frame
+        # From the next call on, a frame with nothing blinking or pulsing costs one comparison.
+        self._still = not pulse and not self._blinks(frame)
+        if phase == self._phase and same:
             return False
         self._phase = phase
         self._frame[:] = frame
-        still = not pulse
-        if still:
-            for code in _BLINK_CODES:
-                if code in frame:
-                    still = False
-                    break
-        self._still = still
         return self._render(frame, now_ms)
+
+    def _blinks(self, frame):
+        for code in _BLINK_CODES:
+            if code in frame:
+                return True
+        return False
 
     def _render(self, frame, now_ms):
         out = self._next
