@@ -68,19 +68,11 @@ class DeferPerSquare:
         if len(raw) == 8:
             return raw
         packed = self._packed
-        sq = 0
         for r in range(8):
-            packed[r] = (
-                raw[sq]
-                | raw[sq + 1] << 1
-                | raw[sq + 2] << 2
-                | raw[sq + 3] << 3
-                | raw[sq + 4] << 4
-                | raw[sq + 5] << 5
-                | raw[sq + 6] << 6
-                | raw[sq + 7] << 7
-            )
-            sq += 8
+            v = 0
+            for f in range(8):
+                v |= raw[(r << 3) + f] << f
+            packed[r] = v
         return packed
 
     def reset(self, raw, now_ms=0):

@@ -111,18 +111,9 @@ class MatrixScanner:
         if self._reader is not None:
             self._reader.spread(ranks, buf)
             return buf
-        sq = 0
-        for bits in ranks:
-            # Unrolled: eight stores are much cheaper than an inner loop on the Pico.
-            buf[sq] = bits & 1
-            buf[sq + 1] = (bits >> 1) & 1
-            buf[sq + 2] = (bits >> 2) & 1
-            buf[sq + 3] = (bits >> 3) & 1
-            buf[sq + 4] = (bits >> 4) & 1
-            buf[sq + 5] = (bits >> 5) & 1
-            buf[sq + 6] = (bits >> 6) & 1
-            buf[sq + 7] = bits >> 7
-            sq += 8
+        # The main loop reads scan_ranks(); this spread is for the code that wants a square a byte.
+        for sq in range(_SQUARES):
+            buf[sq] = (ranks[sq >> 3] >> (sq & 7)) & 1
         return buf
 
     def scan_ranks(self):
