@@ -109,8 +109,11 @@ class App:
                 self._changed_at[state[i]] = now
         if ref.out:
             self._dispatch()
-        if self.save_due and self._still(now):
-            self.save()
+        if self.save_due and self.debouncer.unsettled == 0:
+            # Still long enough for a save (see SAVE_QUIET_MS)?
+            last = ref.game.last_move()
+            if now - ref.last_change >= (PROMOTION_QUIET_MS if last and move_promotion(last) else SAVE_QUIET_MS):
+                self.save()
         if n:
             self._check_matrix(now)
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
@@ -165,12 +168,6 @@ class App:
                 self.save()  # the change before this one is still unsaved: both go now
             else:
                 self.save_due = True
-
-    def _still(self, now):
-        """Nothing moves on the board: the moment for a save (see SAVE_QUIET_MS)."""
-        ref = self.referee
-        wait = PROMOTION_QUIET_MS if move_promotion(ref.game.last_move()) else SAVE_QUIET_MS
-        return now - ref.last_change >= wait and self.debouncer.unsettled == 0
 
     def save(self):
         """Save the game now if it changed since the last save (also before a shutdown)."""
