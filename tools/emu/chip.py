@@ -1,0 +1,162 @@
+"""Python's handle on the emulated Pico: starts tools/emu/server.mjs and speaks its JSON lines.
+
+    from chip import Chip, firmware_image
+    with Chip() as pico:                      # node + rp2040js, the shared MicroPython build
+        pico.boot(firmware_image())           # the files of `make flash`, in a littlefs image
+        pico.run(ms=500)
+        print(pico.exec("import gc; print(gc.mem_free())")["out"])
+
+The MicroPython build and the boot ROM come from ../shared/pico/ unless PICO_UF2 / PICO_BOOTROM
+(or the uf2= / bootrom= arguments) name other copies: see ../shared/pico/README.md for where a
+user without that folder downloads them.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared", "pico")
+UF2 = os.environ.get("PICO_UF2") or os.path.join(SHARED, "RPI_PICO-v1.27.0.uf2")
+BOOTROM = os.environ.get("PICO_BOOTROM") or os.path.join(SHARED, "rp2040-bootrom-b1.bin")
+IMAGE = os.path.join(ROOT, "build", "emu", "fs.bin")
+READY = "chessboard ready"
+
+sys.path.insert(0, HERE)
+import image  # noqa: E402
+
+
+class ChipError(RuntimeError):
+    """The emulator failed or the board did not answer as it should."""
+
+
+def missing_inputs(uf2=None, bootrom=None):
+    """The MicroPython build or boot ROM files that are not there (a message each)."""
+    out = []
+    for what, path in (("MicroPython RPI_PICO v1.27.0 .uf2 (PICO_UF2)", uf2 or UF2), ("RP2040 B1 boot ROM (PICO_BOOTROM)", bootrom or BOOTROM)):
+        if not os.path.isfile(path):
+            out.append("%s not found at %s" % (what, path))
+    return out
+
+
+def firmware_image(extra=None, out=IMAGE, prepare=True):
+    """Path of a littlefs image with the firmware of `make flash` (plus `extra`: {name: bytes})."""
+    if prepare:
+        image.prepare_firmware()
+    files = image.firmware_files()
+    files.update(extra or {})
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "wb") as f:
+        f.write(image.build(files))
+    return out
+
+
+class Chip:
+    def __init__(self, uf2=None, bootrom=None, node="node"):
+        problems = missing_inputs(uf2, bootrom)
+        if problems:
+            raise ChipError("; ".join(problems) + " (see ../shared/pico/README.md)")
+        self.proc = subprocess.Popen(
+            [node, os.path.join(HERE, "server.mjs"), "--uf2", uf2 or UF2, "--bootrom", bootrom or BOOTROM],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        self.lines = []  # [(emulated ms, text)] of everything the console printed since boot
+        self.frames = []  # [(emulated ms, bytes of the WS2812 chain, GRB per LED)]
+        self.last = {}
+
+    def request(self, op, **args):
+        args["op"] = op
+        self.proc.stdin.write(json.dumps(args) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise ChipError("the emulator stopped (exit status %s)" % self.proc.wait())
+        answer = json.loads(line)
+        if "error" in answer:
+            raise ChipError(answer["error"])
+        for t, text in answer.get("lines", ()):
+            self.lines.append((t, text))
+        for t, hexed in answer.get("frames", ()):
+            self.frames.append((t, bytes.fromhex(hexed)))
+        self.last = answer
+        return answer
+
+    @property
+    def now_ms(self):
+        return self.last.get("now_ms", 0)
+
+    def boot(self, fs=None, flash=None, wait=READY, limit_ms=20000, closed=None):
+        """Power on with a littlefs image (or a whole flash dump); waits for the firmware's ready line."""
+        self.lines = []
+        self.frames = []
+        args = {"wait": wait, "limit_ms": limit_ms}
+        if flash:
+            args["flash"] = flash
+        else:
+            args["fs"] = fs or firmware_image()
+        if closed is not None:
+            args["closed"] = list(closed)
+        answer = self.request("boot", **args)
+        if not answer["ok"]:
+            raise ChipError("no %r from the board within %d ms; it printed:\n%s" % (wait, limit_ms, answer["text"][-2000:]))
+        return answer
+
+    def run(self, ms, until=None, events=None):
+        args = {"ms": ms}
+        if until:
+            args["until"] = until
+        if events:
+            args["events"] = [list(e) for e in events]
+        return self.request("run", **args)
+
+    def squares(self, closed):
+        return self.request("squares", closed=list(closed))
+
+    def write(self, text):
+        return self.request("write", text=text)
+
+    def command(self, text, until, ms=2000):
+        """A line to the board's USB link; runs until the console prints `until`."""
+        self.write(text + "\n")
+        answer = self.run(ms, until=until)
+        if not answer["matched"]:
+            raise ChipError("no %r after %r; the console printed: %s" % (until, text, answer["lines"]))
+        return answer
+
+    def exec(self, code, limit_ms=600000):
+        """Stop main.py and run `code` in the raw REPL: {"out", "err", "ms" (emulated)}."""
+        return self.request("exec", code=code, limit_ms=limit_ms)
+
+    def soft_reset(self):
+        return self.request("soft_reset")
+
+    def power_cycle(self, at_flash_write=None, keep=None, limit_ms=5000):
+        self.lines = []
+        self.frames = []
+        args = {}
+        if at_flash_write is not None:
+            args = {"at_flash_write": at_flash_write, "limit_ms": limit_ms}
+            if keep is not None:
+                args["keep"] = keep
+        return self.request("power_cycle", **args)
+
+    def dump_flash(self, path):
+        return self.request("dump_flash", path=path)
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.request("quit")
+            except (ChipError, BrokenPipeError, OSError, ValueError):
+                pass
+            self.proc.wait(timeout=10)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

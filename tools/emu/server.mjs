@@ -1,0 +1,185 @@
+// The emulated Pico as a process: JSON requests on stdin, one JSON answer line each on stdout.
+//
+//   node tools/emu/server.mjs [--uf2 PATH] [--bootrom PATH]
+//
+// tools/emu/chip.py starts it and speaks for Python (tests, bench, tools/emu/run.py). Requests:
+//   {"op": "boot", "fs": PATH | "flash": PATH, "wait": TEXT, "limit_ms": N}
+//       power on a new chip with the littlefs image PATH at 0xa0000 (or a whole flash dump), run
+//       until the USB console printed TEXT (default: the MicroPython banner or the firmware's ready line)
+//   {"op": "run", "ms": N, "until": TEXT, "events": [[T_MS, CLOSED, SQ], ...]}
+//       run N ms of emulated time (or until the console prints TEXT), moving magnets at T_MS
+//       (relative to now) on the way; answers the console lines and LED frames since the last answer
+//   {"op": "squares", "closed": [64 x 0/1]}       the magnets on the board now
+//   {"op": "write", "text": TEXT}                  bytes to the board's USB serial
+//   {"op": "exec", "code": TEXT, "limit_ms": N}    run a snippet in the raw REPL: {out, err, ms}
+//   {"op": "soft_reset"}                           leave the raw REPL, main.py starts again
+//   {"op": "power_cycle", "at_flash_write": K, "keep": FRACTION}
+//       cut the power now (or during the K-th flash erase/program from now on, with FRACTION of
+//       it done) and restore it: only the flash survives
+//   {"op": "dump_flash", "path": PATH}             the 2 MB flash to a file (a later boot's "flash")
+//   {"op": "quit"}
+// Every answer carries "now_ms" (emulated), "cpu_ms" and "flash_ms" (time the core ran and the
+// time it waited for the flash since boot), "resets", and "error" when a request failed.
+import fs from 'fs';
+import path from 'path';
+import readline from 'readline';
+import { fileURLToPath } from 'url';
+import { Pico } from './pico.mjs';
+import { ReedMatrix } from './matrix.mjs';
+import { Ws2812Decoder } from './ws2812.mjs';
+import { execRaw, softReset } from './repl.mjs';
+import { FLASH_SIZE } from './flash.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const SHARED = path.resolve(HERE, '../../../shared/pico');
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+
+const uf2Path = option('--uf2', path.join(SHARED, 'RPI_PICO-v1.27.0.uf2'));
+const bootromPath = option('--bootrom', path.join(SHARED, 'rp2040-bootrom-b1.bin'));
+// The pins of firmware/config.py's defaults (the server is told others with --pins).
+const pins = JSON.parse(option('--pins', '{"rows":[14,15,16,17,18,19,20,21],"columns":[2,3,4,5,6,7,8,9],"led":22}'));
+
+let pico = null;
+let matrix = null;
+let leds = null;
+let sentLines = 0;
+let sentFrames = 0;
+
+function newPico(request) {
+  const uf2 = fs.readFileSync(uf2Path);
+  const bootrom = fs.readFileSync(bootromPath);
+  const options = { uf2, bootrom, flashTimings: request.flash_timings !== false };
+  if (request.flash) options.flash = fs.readFileSync(request.flash);
+  else if (request.fs) options.fsImage = fs.readFileSync(request.fs);
+  pico = new Pico(options);
+  matrix = pico.add(new ReedMatrix(pins.rows, pins.columns));
+  leds = pico.add(new Ws2812Decoder(pins.led));
+  if (request.closed) matrix.setAll(request.closed);
+  pico.boot();
+  sentLines = 0;
+  sentFrames = 0;
+}
+
+// Console lines and LED frames not yet sent.
+function news() {
+  const lines = pico.usb.lines.slice(sentLines).map(([t, s]) => [Math.round(t * 1000) / 1000, s]);
+  sentLines = pico.usb.lines.length;
+  const frames = leds.frames.slice(sentFrames).map((f) => [Math.round(f.t * 1000) / 1000, Buffer.from(f.bytes).toString('hex')]);
+  sentFrames = leds.frames.length;
+  return { lines, frames };
+}
+
+function waitFor(text, limitMs) {
+  const usb = pico.usb;
+  const from = usb.text.length;
+  return pico.runUntil(() => usb.text.indexOf(text, from) >= 0, limitMs);
+}
+
+// After a reset the models and USB host are new: the console starts over.
+function resetTracking() {
+  sentLines = 0;
+  sentFrames = 0;
+}
+
+const ops = {
+  boot(r) {
+    newPico(r);
+    const usb = pico.usb;
+    const wanted = r.wait || null;
+    const ok = pico.runUntil(
+      () => (wanted ? usb.text.includes(wanted) : usb.connected && pico.uptimeMs > 300),
+      r.limit_ms || 20000,
+    );
+    return { ok, text: usb.text, ...news() };
+  },
+  run(r) {
+    const events = r.events || [];
+    const { clock } = pico.rp2040;
+    const start = clock.nanos;
+    for (const [t, closed, sq] of events) {
+      // Scheduled on the emulated clock, so each lands at its exact instant (bounce is 1-4 ms).
+      clock.createAlarm(() => matrix.set(sq, closed)).schedule(Math.max(0, t * 1e6 - (clock.nanos - start)));
+    }
+    const resetsBefore = pico.resets;
+    const usb = pico.usb;
+    let matched = false;
+    if (r.until) {
+      const from = usb.text.length;
+      matched = pico.runUntil(() => pico.usb !== usb || usb.text.indexOf(r.until, from) >= 0, r.ms);
+    } else {
+      pico.runMs(r.ms);
+    }
+    if (pico.resets !== resetsBefore) resetTracking();
+    return { matched, ...news() };
+  },
+  squares(r) {
+    matrix.setAll(r.closed);
+    return {};
+  },
+  write(r) {
+    pico.usb.write(r.text);
+    return {};
+  },
+  exec(r) {
+    const result = execRaw(pico, r.code, r.limit_ms || 600000);
+    return { ...result, ...news() };
+  },
+  soft_reset() {
+    softReset(pico);
+    return {};
+  },
+  power_cycle(r) {
+    if (r.at_flash_write != null) {
+      // Run on until the K-th flash operation, then cut with only `keep` of it done.
+      let seen = 0;
+      let cut = false;
+      pico.hooks.onWrite = (kind, offset, count, undo) => {
+        if (seen++ === r.at_flash_write) {
+          undo(r.keep == null ? 0.5 : r.keep);
+          cut = true;
+          pico.stop();
+        }
+      };
+      const limit = r.limit_ms || 5000;
+      pico.runUntil(() => cut, limit);
+      pico.hooks.onWrite = null;
+      if (!cut) return { cut: false, ...news(), ...(pico.powerCycle(), resetTracking(), {}) };
+    }
+    const out = news();
+    pico.powerCycle();
+    resetTracking();
+    return { cut: true, ...out };
+  },
+  dump_flash(r) {
+    fs.writeFileSync(r.path, pico.flash.subarray(0, FLASH_SIZE));
+    return {};
+  },
+  quit() {
+    process.exit(0);
+  },
+};
+
+const rl = readline.createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  let answer;
+  try {
+    const request = JSON.parse(line);
+    const op = ops[request.op];
+    if (!op) throw new Error(`unknown op ${request.op}`);
+    if (!pico && request.op !== 'boot' && request.op !== 'quit') throw new Error('boot first');
+    answer = op(request);
+  } catch (e) {
+    answer = { error: String(e && e.stack ? e.stack : e) };
+  }
+  if (pico) {
+    answer.now_ms = pico.nowMs;
+    answer.cpu_ms = pico.cpuNanos / 1e6;
+    answer.flash_ms = pico.flashNanos / 1e6;
+    answer.resets = pico.resets;
+  }
+  process.stdout.write(JSON.stringify(answer) + '\n');
+});
