@@ -105,13 +105,25 @@ class Chip:
             raise ChipError("no %r from the board within %d ms; it printed:\n%s" % (wait, limit_ms, answer["text"][-2000:]))
         return answer
 
-    def run(self, ms, until=None, events=None):
+    def run(self, ms, until=None, events=None, cut=None, keep=None):
+        """Run `ms` of emulated time (or until the console prints `until`), moving magnets:
+        events = [(t_ms from now, 1 closed / 0 open, square)]. cut=K: the power fails during the
+        K-th flash erase/program from now (`keep` of it done) and comes back; answer["cut"] says
+        whether it happened (the console starts over then)."""
         args = {"ms": ms}
         if until:
             args["until"] = until
         if events:
             args["events"] = [list(e) for e in events]
-        return self.request("run", **args)
+        if cut is not None:
+            args["cut"] = cut
+            if keep is not None:
+                args["keep"] = keep
+        answer = self.request("run", **args)
+        if answer.get("cut"):
+            self.lines = []
+            self.frames = []
+        return answer
 
     def squares(self, closed):
         return self.request("squares", closed=list(closed))
@@ -134,15 +146,16 @@ class Chip:
     def soft_reset(self):
         return self.request("soft_reset")
 
-    def power_cycle(self, at_flash_write=None, keep=None, limit_ms=5000):
+    def power_cycle(self):
+        """Cut the power and restore it: only the flash survives."""
+        answer = self.request("power_cycle")
         self.lines = []
         self.frames = []
-        args = {}
-        if at_flash_write is not None:
-            args = {"at_flash_write": at_flash_write, "limit_ms": limit_ms}
-            if keep is not None:
-                args["keep"] = keep
-        return self.request("power_cycle", **args)
+        return answer
+
+    def flash_ops(self):
+        """Flash erases + programs since power-on."""
+        return self.request("flash_ops")["ops"]
 
     def dump_flash(self, path):
         return self.request("dump_flash", path=path)

@@ -74,6 +74,7 @@ export class FlashHooks {
     this.rp2040 = rp2040;
     this.timings = timings;
     this.busyNanos = 0; // flash time not yet added to the clock (the run loop takes it)
+    this.operations = 0; // erases + programs
     this.erasedBytes = 0;
     this.programmedBytes = 0;
     // (kind, offset, count, undo) after each erase/program, for power-cut tests: undo(keep) leaves
@@ -115,6 +116,7 @@ export class FlashHooks {
     }
     if (!this.timings) this.busyNanos = 0;
     this.erasedBytes += count;
+    this.operations++;
     if (this.onWrite) this.onWrite('erase', offset, count, (keep) => this._undo(offset, old, keep));
   }
 
@@ -130,6 +132,7 @@ export class FlashHooks {
     this.busyNanos += PAGE_PROGRAM_NS * Math.ceil(count / PAGE);
     if (!this.timings) this.busyNanos = 0;
     this.programmedBytes += count;
+    this.operations++;
     if (this.onWrite) this.onWrite('program', offset, count, (keep) => this._undo(offset, old, keep));
   }
 

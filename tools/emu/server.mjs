@@ -8,14 +8,15 @@
 //       until the USB console printed TEXT (default: the MicroPython banner or the firmware's ready line)
 //   {"op": "run", "ms": N, "until": TEXT, "events": [[T_MS, CLOSED, SQ], ...]}
 //       run N ms of emulated time (or until the console prints TEXT), moving magnets at T_MS
-//       (relative to now) on the way; answers the console lines and LED frames since the last answer
+//       (relative to now) on the way; answers the console lines and LED frames since the last answer;
 //   {"op": "squares", "closed": [64 x 0/1]}       the magnets on the board now
 //   {"op": "write", "text": TEXT}                  bytes to the board's USB serial
 //   {"op": "exec", "code": TEXT, "limit_ms": N}    run a snippet in the raw REPL: {out, err, ms}
 //   {"op": "soft_reset"}                           leave the raw REPL, main.py starts again
-//   {"op": "power_cycle", "at_flash_write": K, "keep": FRACTION}
-//       cut the power now (or during the K-th flash erase/program from now on, with FRACTION of
-//       it done) and restore it: only the flash survives
+//       with "cut": K, "keep": FRACTION: the power fails during the K-th flash erase/program
+//       from now, with FRACTION of it done, and comes back (answers "cut": true)
+//   {"op": "power_cycle"}                          cut the power now and restore it: only the flash survives
+//   {"op": "flash_ops"}                            flash erases + programs since power-on
 //   {"op": "dump_flash", "path": PATH}             the 2 MB flash to a file (a later boot's "flash")
 //   {"op": "quit"}
 // Every answer carries "now_ms" (emulated), "cpu_ms" and "flash_ms" (time the core ran and the
@@ -104,17 +105,39 @@ const ops = {
       // Scheduled on the emulated clock, so each lands at its exact instant (bounce is 1-4 ms).
       clock.createAlarm(() => matrix.set(sq, closed)).schedule(Math.max(0, t * 1e6 - (clock.nanos - start)));
     }
+    let cut = false;
+    if (r.cut != null) {
+      // A power cut during the K-th flash erase/program from now, with `keep` of it done.
+      let seen = 0;
+      pico.hooks.onWrite = (kind, offset, count, undo) => {
+        if (seen++ === r.cut) {
+          undo(r.keep == null ? 0.5 : r.keep);
+          cut = true;
+          pico.stop();
+        }
+      };
+    }
     const resetsBefore = pico.resets;
     const usb = pico.usb;
-    let matched = false;
-    if (r.until) {
-      const from = usb.text.length;
-      matched = pico.runUntil(() => pico.usb !== usb || usb.text.indexOf(r.until, from) >= 0, r.ms);
-    } else {
-      pico.runMs(r.ms);
+    const from = usb.text.length;
+    // `until` must be printed and its line finished.
+    const printed = () => {
+      const at = usb.text.indexOf(r.until, from);
+      return at >= 0 && usb.text.indexOf('\n', at) >= 0;
+    };
+    const matched = pico.runUntil(() => cut || (r.until != null && printed()), r.ms);
+    pico.hooks.onWrite = null;
+    const out = news();
+    if (cut) {
+      pico.powerCycle();
+      resetTracking();
+    } else if (pico.resets !== resetsBefore) {
+      resetTracking();
     }
-    if (pico.resets !== resetsBefore) resetTracking();
-    return { matched, ...news() };
+    return { matched: r.until != null && matched && !cut, cut, ...out };
+  },
+  flash_ops() {
+    return { ops: pico.hooks.operations };
   },
   squares(r) {
     matrix.setAll(r.closed);
@@ -132,27 +155,11 @@ const ops = {
     softReset(pico);
     return {};
   },
-  power_cycle(r) {
-    if (r.at_flash_write != null) {
-      // Run on until the K-th flash operation, then cut with only `keep` of it done.
-      let seen = 0;
-      let cut = false;
-      pico.hooks.onWrite = (kind, offset, count, undo) => {
-        if (seen++ === r.at_flash_write) {
-          undo(r.keep == null ? 0.5 : r.keep);
-          cut = true;
-          pico.stop();
-        }
-      };
-      const limit = r.limit_ms || 5000;
-      pico.runUntil(() => cut, limit);
-      pico.hooks.onWrite = null;
-      if (!cut) return { cut: false, ...news(), ...(pico.powerCycle(), resetTracking(), {}) };
-    }
+  power_cycle() {
     const out = news();
     pico.powerCycle();
     resetTracking();
-    return { cut: true, ...out };
+    return out;
   },
   dump_flash(r) {
     fs.writeFileSync(r.path, pico.flash.subarray(0, FLASH_SIZE));

@@ -1,0 +1,162 @@
+"""The board on the emulated Pico: LEDs read from the WS2812B pin, the saved game across resets and
+power cuts in the middle of saves (make test-pico; see test_pico_games.py for the set-up).
+
+A power cut stops the chip at a random flash erase or program of a save, with a random part of it
+done (a cut mid-erase leaves a half-erased sector, mid-program a half-written one), and restores
+the power: only the flash survives. The game must come back the move before or the move itself,
+never lost or corrupt; and since the pieces stand where the move left them, the board must then
+take the move again by itself."""
+import os
+import random
+
+import pytest
+
+from pico_board import booted_board, emu_board, emu_chip
+
+# Seeded, so a failure replays; PICO_CUT_SEED picks other instants.
+SEED = int(os.environ.get("PICO_CUT_SEED", "8"))
+START = emu_board.transcript.STARTING_FEN
+# One cut in the save of each of these plies (UCI, with the FEN after it from python-chess).
+PLIES = ("e2e4", "e7e5", "g1f3")
+
+CHECK = """# white gives check along the rank; the black king is not mated
+@fen 7k/8/8/8/8/8/8/R5K1 w - - 0 1
+1000 lift a1
+1300 place a8
+"""
+MATE = """# a back-rank mate
+@fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1
+1000 lift a1
+1300 place a8
+"""
+
+
+@pytest.fixture(scope="module")
+def board():
+    b = booted_board()
+    yield b
+    b.close()
+
+
+def lit_at(played, t_ms):
+    frame = played.frame_at(t_ms)
+    assert frame is not None, "no LED frame by %d ms" % t_ms
+    return emu_board.lit(frame)
+
+
+def seen_after(played, t_ms):
+    """{square: every signal shown on it} over the frames from t_ms on (blinking signals are dark
+    half the time)."""
+    seen = {}
+    for t, frame in played.frames:
+        if t >= t_ms:
+            for sq, names in emu_board.lit(frame).items():
+                seen.setdefault(sq, set()).update(names)
+    return seen
+
+
+def test_leds_of_a_lift(board):
+    # A pawn lifted at e2 in the start position: its square cyan, e3 and e4 green, nothing else.
+    played = board.play("1000 lift e2\n1600 place e2\n", fen=START, mode="casual")
+    shown = lit_at(played, 400)
+    assert set(shown) == {"e2", "e3", "e4"}, shown
+    assert "lifted" in shown["e2"] and "quiet" in shown["e3"] and "quiet" in shown["e4"]
+    # The first frame showing it came within a few 5 ms scans of the lift (10 ms debounce).
+    first = min(t for t, f in played.frames if "e3" in emu_board.lit(f))
+    assert first < 40, played.frames
+    assert lit_at(played, 1500) == {}
+
+
+def test_leds_of_a_check(board):
+    played = board.play(CHECK)
+    assert played.lines[0] == "move a1a8"
+    # The check pulses orange on the checked king (h8), beside the last move (a1, a8 dim blue).
+    shown = lit_at(played, 1000)
+    assert "check" in shown["h8"], shown
+    assert "last-move" in shown["a1"] and "last-move" in shown["a8"]
+
+
+def test_leds_of_a_mate(board):
+    played = board.play(MATE)
+    assert played.lines[:2] == ["move a1a8", "end 1-0 checkmate"]
+    # The mated king blinks red and the mating rook green at 1 Hz.
+    seen = seen_after(played, 300)
+    assert "mated-king" in seen.get("g8", ()), seen
+    assert "mating-piece" in seen.get("a8", ()), seen
+
+
+def ply_events(uci):
+    a, b = uci[:2], uci[2:4]
+    return "1000 lift %s\n1001 place %s\n1003 lift %s\n1400 place %s\n" % (a, a, a, b)
+
+
+def fen_after(fen, uci):
+    import chess
+
+    board = chess.Board(fen)
+    board.push_uci(uci)
+    return board.fen()
+
+
+def board_fen(chip):
+    chip.command("fen", until="fen ")
+    return [t for _, t in chip.lines if t.startswith("fen ")][-1][4:]
+
+
+def wait_ready(chip):
+    answer = chip.run(20000, until=emu_chip.READY)
+    assert answer["matched"], "the board did not start again: %s" % chip.lines
+
+
+def test_the_saved_game_resumes_after_a_reset(board):
+    chip = board.chip
+    board.new_game(START, "strict")
+    fen = START
+    for uci in PLIES[:2]:
+        played = board.play(ply_events(uci), new_game=False)
+        fen = fen_after(fen, uci)
+        assert played.lines == ["move " + uci, "fen " + fen]
+    chip.power_cycle()
+    wait_ready(chip)
+    said = [t for _, t in chip.lines]
+    assert "msg resuming the saved game after 2 moves" in said, said
+    assert board_fen(chip) == fen
+
+
+def test_power_cuts_during_saves_lose_one_ply_at_most(board):
+    chip = board.chip
+    rng = random.Random(SEED)
+    board.new_game(START, "strict")
+    chip.run(300)
+    # How many flash operations one save takes: the cuts fall among them.
+    before = chip.flash_ops()
+    board.play(ply_events("d2d3"), new_game=False)
+    per_save = chip.flash_ops() - before
+    assert per_save > 0, "a move saved nothing to the flash"
+    board.new_game(START, "strict")
+    chip.run(300)
+    fen = START
+    for uci in PLIES:
+        after = fen_after(fen, uci)
+        events = emu_board.transcript.parse(ply_events(uci))[2]
+        first = events[0][0]
+        k = rng.randrange(per_save + 2)  # now and then past the save's end: no cut at all
+        keep = rng.random()
+        answer = chip.run(1200, events=[(t - first, o, sq) for t, o, sq in events], cut=k, keep=keep)
+        for t, occupied, sq in events:
+            board.closed[sq] = occupied
+        where = "cut at flash operation %d of %d (%.0f%% done), seed %d" % (k, per_save, 100 * keep, SEED)
+        if answer["cut"]:
+            wait_ready(chip)
+            said = [t for _, t in chip.lines]
+            assert not any("unreadable" in t or "does not replay" in t for t in said), (where, said)
+            resumed = board_fen(chip)
+            assert resumed in (fen, after), (where, resumed, said)
+            if resumed == fen:
+                # One ply lost: the LEDs ask for the piece back; the player puts it back and
+                # makes the move again.
+                a, b = uci[:2], uci[2:4]
+                played = board.play("1000 lift %s\n1400 place %s\n" % (b, a) + ply_events(uci).replace("1000", "2000", 1).replace("1001", "2001").replace("1003", "2003").replace("1400", "2400"), new_game=False)
+                assert "move " + uci in played.lines, (where, played.console)
+        assert board_fen(chip) == after, where
+        fen = after
