@@ -7,9 +7,11 @@
 #   make test-micropython   the portable tests on the MicroPython unix port, heap capped like the Pico's
 #   make test-wasm          the portable tests on MicroPython's 32-bit WebAssembly build (node)
 #   make test-browser       the browser simulator in headless Chromium: a scripted game played with the mouse
+#   make test-pico          the firmware of `make flash` on an emulated Pico (rp2040js + the official rp2 build)
 #   make sim                the board simulator in a browser: prints the address to open (SIM_PORT=8000)
 #   make sim-terminal       the board simulator in a terminal (SIM_ARGS="--mode casual", ...)
-#   make bench              tools/bench.py
+#   make bench              tools/bench.py: CPython, the unix port and the emulated Pico side by side
+#   make bench-pico         only the Pico's figures (tools/bench.py --only pico)
 #   make schematic          rewrite hardware/schematic/ (KiCad netlists, ERC reports, pictures) from tools/schematic/
 #   make play               the PC companion: the board against Stockfish (PLAY_ARGS="lichess --seek 15+10", ...)
 #
@@ -38,7 +40,7 @@ NODE_STAMP := node_modules/.package-lock.stamp
 .PHONY: test test-mpy test-cpython test-micropython test-wasm setup bench clean distclean
 
 # test-mpy first: it is the quickest to fail, and a file the Pico cannot compile fails everything else too.
-test: test-mpy test-cpython test-micropython test-wasm test-browser
+test: test-mpy test-cpython test-micropython test-wasm test-browser test-pico
 
 setup: $(PY_STAMP) $(NODE_STAMP) $(PORTABLE_DATA)
 
@@ -66,7 +68,7 @@ test-mpy: $(PY_STAMP)
 
 # The browser test has its own target (test-browser): it needs node_modules/ and Chromium.
 test-cpython: $(PY_STAMP) $(PORTABLE_DATA)
-	$(VENV_BIN)/pytest -q host_tests --ignore=host_tests/test_browser.py $(PYTEST_ARGS)
+	$(VENV_BIN)/pytest -q host_tests --ignore=host_tests/test_browser.py $(addprefix --ignore=,$(PICO_TESTS)) $(PYTEST_ARGS)
 
 # Each test module gets a MicroPython of its own, as a freshly booted board: interned names and
 # heap fragments left by one module's imports never crowd the next out of the 200 kB heap.
@@ -82,13 +84,32 @@ test-micropython: $(PY_STAMP) $(PORTABLE_DATA)
 test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
 	$(NODE) tools/wasm/run.mjs $(TESTS)
 
-bench: $(PY_STAMP)
+bench: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV_BIN)/python tools/bench.py
 
 # The schematic as code (SKiDL, schemdraw): host_tests/test_schematic.py fails when these are stale.
 .PHONY: schematic
 schematic: $(PY_STAMP)
 	$(VENV_BIN)/python tools/schematic/build.py
+
+bench-pico: $(PY_STAMP) $(NODE_STAMP)
+	$(VENV_BIN)/python tools/bench.py --only pico
+
+# The emulated Pico (tools/emu/): the official MicroPython build and the RP2040 boot ROM, from
+# ../shared/pico/ or wherever a user downloaded them (../shared/pico/README.md says where from).
+PICO_UF2 ?= ../shared/pico/RPI_PICO-v1.27.0.uf2
+PICO_BOOTROM ?= ../shared/pico/rp2040-bootrom-b1.bin
+export PICO_UF2 PICO_BOOTROM
+PICO_TESTS := host_tests/test_pico_games.py host_tests/test_pico_power.py
+
+# The two modules boot a board each and run side by side (one per core). Without the two files
+# they skip, except where CI=true: there they fail.
+.PHONY: test-pico bench-pico
+test-pico: $(PY_STAMP) $(NODE_STAMP)
+	@$(VENV_BIN)/python tools/flash.py --prepare-only >/dev/null
+	@pids=""; for t in $(PICO_TESTS); do PICO_FIRMWARE_READY=1 $(VENV_BIN)/pytest -q $$t $(PYTEST_ARGS) & pids="$$pids $$!"; done; \
+	failed=0; for p in $$pids; do wait $$p || failed=1; done; \
+	if [ $$failed -ne 0 ]; then echo "test-pico: failed (see above)"; exit 1; fi; echo "test-pico: passed"
 
 # The board simulator: the unmodified firmware on a virtual board (README: Play without hardware).
 # `make sim` needs only python3 and the npm install (MicroPython's WebAssembly build), no .venv.

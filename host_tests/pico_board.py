@@ -25,8 +25,12 @@ def need_inputs():
         pytest.skip(reason)
 
 
-def booted_board(fs=None):
+def booted_board(name):
+    """A booted board for test module `name`, with its own copy of the firmware image (the two
+    test-pico modules run side by side; `make test-pico` assembles build/flash/ once before)."""
     need_inputs()
+    ready = os.environ.get("PICO_FIRMWARE_READY") == "1"
+    fs = emu_chip.firmware_image(out=os.path.join(ROOT, "build", "emu", name + ".bin"), prepare=not ready)
     b = emu_board.EmulatedBoard(fs=fs)
     b.boot()
     return b

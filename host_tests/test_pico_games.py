@@ -32,7 +32,7 @@ TRANSCRIPTS = (
 
 @pytest.fixture(scope="module")
 def board():
-    b = booted_board()
+    b = booted_board('games')
     yield b
     b.close()
 

@@ -1,10 +1,12 @@
-"""`make bench`: the firmware's figures on CPython and MicroPython side by side, python-chess's perft
-speed measured in the same run as the reference, the board's misread rate over 10,000+ moves
-played by simulated hands, and an estimate for the Pico.
+"""`make bench`: the firmware's figures on CPython, the MicroPython unix port and the Pico side by side,
+python-chess's perft speed measured in the same run as the reference, and the board's misread rate
+over 10,000+ moves played by simulated hands.
 
-The Pico estimate scales each MicroPython time by how much slower a plain loop iteration is on an
-RP2040 at 125 MHz (about 8 us, ../shared/FIELD-NOTES.md) than in the same run of the MicroPython unix
-port: a yardstick, not a measurement.
+The Pico column is measured on the emulated RP2040 (tools/bench_pico.py: the official MicroPython
+rp2 build on rp2040js, the firmware of `make flash` on its flash), not estimated.
+
+    python3 tools/bench.py [--quick] [--only pico]
+--only pico runs the chip's figures alone (about 2 minutes).
 """
 import os
 import subprocess
@@ -14,7 +16,6 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 MICROPYTHON = os.environ.get("MICROPYTHON") or os.path.join(VENV_BIN, "micropython")
-PICO_LOOP_US = 8.0  # FIELD-NOTES: a plain for loop iteration with a small-int add on an RP2040
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
 
@@ -85,33 +86,52 @@ def misreads(target_moves, knock_rate, seed=50000, adjust_rate=0.0, stats=None):
     return moves, games, misread, errors, time.perf_counter() - t0
 
 
+def pico_figures():
+    """The chip's figures (tools/bench_pico.py), or ({}, [], reason) when the emulator cannot run."""
+    r = subprocess.run([sys.executable, "tools/bench_pico.py"], capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:
+        return {}, [], (r.stderr.strip().splitlines() or ["exit status %d" % r.returncode])[-1]
+    figures, order = {}, []
+    for line in r.stdout.splitlines():
+        body, _, note = line.partition("  # ")
+        words = body.split()
+        if len(words) >= 3 and words[0] != "msg" and not words[0].isupper():
+            figures[words[0]] = (words[1], words[2], note)
+            order.append(words[0])
+    return figures, order, None
+
+
 def main():
     quick = "--quick" in sys.argv
+    if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1 :][:1] == ["pico"]:
+        pico, order, problem = pico_figures()
+        if problem:
+            raise SystemExit("bench: the emulated Pico did not run: " + problem)
+        for key in order:
+            value, unit, note = pico[key]
+            print("%-30s %14s  %s" % (key, "%s %s" % (value, unit), note))
+        return
     extra = ["--quick"] if quick else []
-    print("Benchmarks (figures, not tests). CPython %s, MicroPython unix port, Pico estimated." % sys.version.split()[0])
+    print("Benchmarks (figures, not tests). CPython %s, MicroPython unix port, Pico (emulated RP2040, tools/bench_pico.py)." % sys.version.split()[0])
     cp, order = run_figures([sys.executable, "tools/bench_core.py"] + extra)
     mp, mp_order = run_figures([MICROPYTHON, "-X", "heapsize=200k", "tools/bench_core.py"] + extra)
     order += [key for key in mp_order if key not in order]  # figures only MicroPython can measure
-    scale = PICO_LOOP_US / float(mp["loop_iteration"][0])
+    pico, pico_order, problem = pico_figures()
+    order += [key for key in pico_order if key not in order and key != "runtime"]  # figures only the chip can measure
     print()
-    print("%-30s %14s %14s %14s  %s" % ("figure", "CPython", "MicroPython", "Pico (est.)", "what"))
+    print("%-30s %14s %14s %14s  %s" % ("figure", "CPython", "MicroPython", "Pico", "what"))
     for key in order:
         if key == "runtime":
             continue
         value, unit, note = cp.get(key, ("-", "", ""))
         mvalue, munit, mnote = mp.get(key, ("-", "", ""))
-        pico = ""
-        try:
-            if munit == "us":
-                pico = "%.2f ms" % (float(mvalue) * scale / 1000)
-            elif munit == "nodes/s":
-                pico = "%.0f nodes/s" % (float(mvalue) / scale)
-        except ValueError:
-            pass
-        if key == "loop_iteration":
-            pico = "%.1f us" % PICO_LOOP_US
-        what = mnote if value == "n/a" else note or mnote
-        print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), pico, what))
+        pvalue, punit, pnote = pico.get(key, ("-", "", ""))
+        what = (mnote if value == "n/a" else note or mnote) or pnote
+        if pnote and key in pico and (note or mnote):
+            what += "; Pico: " + pnote
+        print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), ("%s %s" % (pvalue, punit)).strip(), what))
+    if problem:
+        print("Pico column empty: the emulated Pico did not run (%s)" % problem)
     print()
     depth = 2 if quick else 3
     pc = python_chess_perft(depth)

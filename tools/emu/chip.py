@@ -139,9 +139,14 @@ class Chip:
             raise ChipError("no %r after %r; the console printed: %s" % (until, text, answer["lines"]))
         return answer
 
-    def exec(self, code, limit_ms=600000):
-        """Stop main.py and run `code` in the raw REPL: {"out", "err", "ms" (emulated)}."""
-        return self.request("exec", code=code, limit_ms=limit_ms)
+    def exec(self, code, limit_ms=600000, events=None, go="GO"):
+        """Stop main.py and run `code` in the raw REPL: {"out", "err", "ms" (emulated)}.
+        events: magnets moved (t_ms, closed, square) counted from when the code prints `go`."""
+        args = {"code": code, "limit_ms": limit_ms}
+        if events:
+            args["events"] = [list(e) for e in events]
+            args["go"] = go
+        return self.request("exec", **args)
 
     def soft_reset(self):
         return self.request("soft_reset")

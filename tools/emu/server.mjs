@@ -12,6 +12,7 @@
 //   {"op": "squares", "closed": [64 x 0/1]}       the magnets on the board now
 //   {"op": "write", "text": TEXT}                  bytes to the board's USB serial
 //   {"op": "exec", "code": TEXT, "limit_ms": N}    run a snippet in the raw REPL: {out, err, ms}
+//       with "events" and "go": magnets moved at T_MS after the snippet prints the line `go`
 //   {"op": "soft_reset"}                           leave the raw REPL, main.py starts again
 //       with "cut": K, "keep": FRACTION: the power fails during the K-th flash erase/program
 //       from now, with FRACTION of it done, and comes back (answers "cut": true)
@@ -148,7 +149,19 @@ const ops = {
     return {};
   },
   exec(r) {
+    if (r.events) {
+      // Magnets move at their times counted from the instant the snippet prints r.go alone on a
+      // line, so a snippet can time what the board does with them.
+      const usb = pico.usb;
+      usb.onLine = (line) => {
+        if (line !== r.go) return;
+        usb.onLine = null;
+        const { clock } = pico.rp2040;
+        for (const [t, closed, sq] of r.events) clock.createAlarm(() => matrix.set(sq, closed)).schedule(t * 1e6);
+      };
+    }
     const result = execRaw(pico, r.code, r.limit_ms || 600000);
+    pico.usb.onLine = null;
     return { ...result, ...news() };
   },
   soft_reset() {
