@@ -2,6 +2,7 @@
 
 Without the MicroPython build and boot ROM (../shared/pico/, or PICO_UF2 / PICO_BOOTROM) the tests
 skip with the reason - except where CI=true, where that is a failure, as for test-browser."""
+import json
 import os
 import sys
 
@@ -25,12 +26,13 @@ def need_inputs():
         pytest.skip(reason)
 
 
-def booted_board(name):
+def booted_board(name, settings=None):
     """A booted board for test module `name`, with its own copy of the firmware image (the two
     test-pico modules run side by side; `make test-pico` assembles build/flash/ once before)."""
     need_inputs()
     ready = os.environ.get("PICO_FIRMWARE_READY") == "1"
-    fs = emu_chip.firmware_image(out=os.path.join(ROOT, "build", "emu", name + ".bin"), prepare=not ready)
+    extra = {"board.json": json.dumps(settings).encode()} if settings else None
+    fs = emu_chip.firmware_image(extra=extra, out=os.path.join(ROOT, "build", "emu", name + ".bin"), prepare=not ready)
     b = emu_board.EmulatedBoard(fs=fs)
     b.boot()
     return b

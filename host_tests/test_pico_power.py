@@ -160,3 +160,28 @@ def test_power_cuts_during_saves_lose_one_ply_at_most(board):
                 assert "move " + uci in played.lines, (where, played.console)
         assert board_fen(chip) == after, where
         fen = after
+
+
+def test_max7219_board_shows_a_lift():
+    # A builder's board.json picks the monochrome MAX7219 matrix: its self-test must find the chip
+    # on DOUT -> MISO, and a lift must light the piece and its destinations.
+    b = booted_board("max7219", settings={"led_type": "max7219"})
+    try:
+        said = [t for _, t in b.chip.lines]
+        assert not any("MAX7219 does not answer" in t for t in said), said
+        played = b.play("1000 lift e2\n1600 place e2\n", fen=START, mode="casual")
+        # The driver writes one rank's register at a time: what the LEDs show is the state after
+        # each burst of writes.
+        mono = played.mono
+        settled = [
+            emu_board.mono_lit(rows) if on else set()
+            for i, (t, rows, on) in enumerate(mono)
+            if i + 1 == len(mono) or mono[i + 1][0] - t > 1
+        ]
+        times = [t for i, (t, rows, on) in enumerate(mono) if i + 1 == len(mono) or mono[i + 1][0] - t > 1]
+        during = [s for s, t in zip(settled, times) if 0 < t < 600]
+        assert {"e2", "e3", "e4"} in during, mono
+        assert all(s <= {"e2", "e3", "e4"} for s in during), during
+        assert settled[-1] == set()
+    finally:
+        b.close()

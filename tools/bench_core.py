@@ -259,8 +259,13 @@ class _StillBoard:
 def bench_idle_step(repeat):
     import config
     from app import App
-    from hardware.fake import FakeNeoPixel
     from hardware.ws2812 import Ws2812Leds
+
+    try:
+        from hardware.fake import FakeNeoPixel
+    except ImportError:  # on the Pico: make flash leaves the fakes out (bench_pico.py times the real board)
+        emit("main_loop_idle_step", "n/a", "us", "no hardware/fake.py on the Pico: see idle_tick_real_board")
+        return
 
     app = App(config.Settings(), _StillBoard(), Ws2812Leds(FakeNeoPixel()), None)
     app.start(0)

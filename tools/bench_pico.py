@@ -5,8 +5,11 @@
 Boots the official MicroPython v1.27.0 rp2 build on rp2040js with the firmware of `make flash`
 on its littlefs (tools/emu/), stops main.py and runs the snippet below in the raw REPL: the board
 wired by main.build() on the chip's real pins, the emulated reed matrix and WS2812B chain behind
-them. While it runs the harness lifts the knight on f3 of a busy middlegame and puts it on e5, so
-the lift and the commit are timed as the main loop meets them. Time is the chip's own
+them. While it runs the harness lifts each white piece of a busy middlegame and puts it back (casual
+mode: an adjustment), then plays Nf3-e5 and a7-a6, so lifts and commits are timed as the main
+loop meets them. Then tools/bench_core.py --quick
+runs on the chip as it runs on the unix port, so every row of `make bench` has its Pico figure
+from the same code. Time is the chip's own
 (time.ticks_us at 125 MHz, flash erase/program at W25Q16JV typical times): within about 10 % of a
 real Pico (../shared/pico/README.md). Prints `key value unit  # note` lines, as tools/bench_core.py.
 """
@@ -19,10 +22,28 @@ import board as emu_board  # noqa: E402
 import chip as emu_chip  # noqa: E402
 
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1QBPPP/R3KB1R w KQ - 4 9"
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-LIFT_MS = 1000  # after the snippet's GO: lift f3 ...
-PLACE_MS = 1300  # ... and place the knight on e5
-LOOP_MS = 2600
+# White's pieces of MIDDLEGAME, each lifted and put back; then Nf3-e5 and a7-a6 are played.
+PIECES = ("f3", "d2", "e2", "c3", "a1", "e1", "h1", "d4", "c4", "b2", "e3")
+FILES = "abcdefgh"
+
+
+def square(name):
+    return FILES.index(name[0]) + 8 * (int(name[1]) - 1)
+
+
+def schedule():
+    """(lift times in ms after GO, magnet events)."""
+    lifts, events = [], []
+    t = 1000
+    for name in PIECES:
+        lifts.append(t)
+        events += [(t, 0, square(name)), (t + 300, 1, square(name))]
+        t += 700
+    for a, b in (("f3", "e5"), ("a7", "a6")):
+        lifts.append(t)
+        events += [(t, 0, square(a)), (t + 300, 1, square(b))]
+        t += 900
+    return lifts, events, t + 300
 
 SNIPPET = r"""
 import gc, time
@@ -42,7 +63,7 @@ scanner = app.matrix
 t0 = ticks_us()
 for _ in range(50):
     scanner.scan()
-emit("matrix_scan", "%.0f" % (ticks_diff(ticks_us(), t0) / 50), "us", "one full scan on the real pins, settling included")
+emit("scan_real_pins", "%.0f" % (ticks_diff(ticks_us(), t0) / 50), "us", "one full scan on the real pins, settling included")
 app.referee.load_game(Game(%(middlegame)r), board.now)
 for _ in range(20):
     board.tick(ticks_ms())
@@ -56,11 +77,14 @@ for _ in range(100):
     total += dt
     worst = max(worst, dt)
     time.sleep_ms(5)
-emit("main_loop_idle_step", "%.0f" % (total / 100), "us", "Board.tick with nothing moving (worst %d us)" % worst)
-steps = 0
-lift_step = None
-commit_step = None
-lift_at = None
+emit("idle_tick_real_board", "%.0f" % (total / 100), "us", "Board.tick with nothing moving, real pins and LED driver, USB link polled (worst %d us)" % worst)
+# Casual mode: each piece is lifted and put back (an adjustment), then Nf3-e5 and a7-a6 are played.
+app.referee.set_mode("casual")
+lifts = %(lifts)s
+lift_step = []
+lift_latency = []
+commit_step = []
+nxt = 0
 writes = app.leds.writes
 seq = board.store.seq if board.store else 0
 print("GO")
@@ -70,16 +94,24 @@ while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
     board.tick(ticks_ms())
     dt = ticks_diff(ticks_us(), t0)
     since = ticks_diff(ticks_ms(), go)
-    if lift_step is None and since >= %(lift_ms)d and app.leds.writes != writes:
-        lift_step = dt
-        lift_at = since - %(lift_ms)d
-    if commit_step is None and board.store and board.store.seq != seq:
-        commit_step = dt
+    if nxt < len(lifts) and since >= lifts[nxt] and app.leds.writes != writes:
+        lift_step.append(dt)
+        lift_latency.append(since - lifts[nxt])
+        nxt += 1
+    if board.store and board.store.seq != seq:
+        seq = board.store.seq
+        commit_step.append(dt)
     writes = app.leds.writes
     time.sleep_ms(5 - dt // 1000 if dt < 5000 else 0)
-emit("lift_to_led_frame_step", "%.1f" % (lift_step / 1000), "ms", "the main-loop step that sees a lift (Nf3 in a busy middlegame), WS2812B write included")
-emit("lift_to_leds_on_board", "%d" % lift_at, "ms", "lift -> that step's end: 5 ms scans and 10 ms debounce included")
-emit("place_to_commit_step", "%.1f" % (commit_step / 1000), "ms", "the step that commits the move (Nf3-e5): status, frame and the save")
+def spread(values, scale):
+    v = sorted(values)
+    return "%%.1f" %% (v[len(v) // 2] / scale), "median of %%d, worst %%.1f" %% (len(v), v[-1] / scale)
+m, note = spread(lift_step, 1000)
+emit("lift_to_led_frame_step", m, "ms", "the main-loop step that sees a lift, WS2812B write included: busy middlegame, %%s" %% note)
+m, note = spread(lift_latency, 1)
+emit("lift_to_leds_on_board", m, "ms", "lift -> the end of that step (5 ms scans, 10 ms debounce): %%s" %% note)
+m, note = spread(commit_step, 1000)
+emit("place_to_commit_step", m, "ms", "the step that commits a move (status, frame and the save): %%s" %% note)
 g = Game()
 seed = 7
 while len(g.moves) < 100:
@@ -95,27 +127,29 @@ for _ in range(4):
     board.store.save(g, "strict")
     times.append(ticks_diff(ticks_us(), t0))
 emit("one_save_100_plies", "%.0f" % (sum(times) / len(times) / 1000), "ms", "GameStore.save of a 100-ply game to littlefs (%s ms)" % "/".join("%%d" %% (t // 1000) for t in times))
-p = Position(%(kiwipete)r)
-t0 = ticks_us()
-n = p.perft(2)
-emit("perft_make_unmake", "%%d" %% (n * 1000000 // ticks_diff(ticks_us(), t0)), "nodes/s", "Kiwipete depth 2 (%%d nodes)" %% n)
-p = Position(%(middlegame)r)
-out = []
-t0 = ticks_us()
-for _ in range(5):
-    while out:
-        out.pop()
-    p.generate_legal(out)
-emit("legal_moves_full", "%%.0f" %% (ticks_diff(ticks_us(), t0) / 5), "us", "full legal-move list, busy middlegame (%%d moves)" %% len(out))
+board.shutdown()
+del board, app, scanner, g
+gc.collect()
 """
 
 
 def snippet():
     # %-formatting twice is error-prone: fill the few parameters by name, once.
     code = SNIPPET
-    for key, value in (("middlegame", repr(MIDDLEGAME)), ("kiwipete", repr(KIWIPETE)), ("loop_ms", str(LOOP_MS)), ("lift_ms", str(LIFT_MS))):
-        code = code.replace("%(" + key + ")r", value).replace("%(" + key + ")d", value)
+    lifts, events, loop_ms = schedule()
+    for key, value in (("middlegame", repr(MIDDLEGAME)), ("loop_ms", str(loop_ms)), ("lifts", repr(lifts))):
+        code = code.replace("%(" + key + ")r", value).replace("%(" + key + ")d", value).replace("%(" + key + ")s", value)
     return code.replace("%%", "%")
+
+
+# tools/bench_core.py as it runs on the unix port, run on the chip: the same figures from the same
+# code, so each row of `make bench` compares like with like (--quick: perft depth 2, not 3).
+CORE = """
+import gc, sys
+gc.collect()
+sys.argv[:] = ["bench_core.py", "--quick"]
+import bench_core
+"""
 
 
 def main():
@@ -123,17 +157,24 @@ def main():
     if problems:
         print("bench_pico: " + "; ".join(problems), file=sys.stderr)
         return 2
-    f3, e5 = 21, 36
-    events = [(LIFT_MS, 0, f3), (PLACE_MS, 1, e5)]
-    with emu_board.EmulatedBoard() as board:
+    events = schedule()[1]
+    with open(os.path.join(HERE, "bench_core.py"), "rb") as f:
+        extra = {"bench_core.py": f.read()}
+    fs = emu_chip.firmware_image(extra=extra, out=os.path.join(emu_chip.ROOT, "build", "emu", "bench.bin"))
+    chip_ms = 0
+    with emu_board.EmulatedBoard(fs=fs) as board:
         board.closed = emu_board.occupancy(MIDDLEGAME)
         board.boot()
-        result = board.chip.exec(snippet(), events=events)
-    if result["err"]:
-        sys.stderr.write(result["out"] + result["err"])
-        return 1
-    sys.stdout.write(result["out"].replace("\r\n", "\n"))
-    print("runtime rp2 1.27.0  # emulated RP2040 (rp2040js), %.1f s of chip time" % (result["ms"] / 1000))
+        for code, moves in ((snippet(), events), (CORE, None)):
+            result = board.chip.exec(code, events=moves)
+            if result["err"]:
+                sys.stderr.write(result["out"] + result["err"])
+                return 1
+            chip_ms += result["ms"]
+            for line in result["out"].replace("\r\n", "\n").splitlines():
+                if not line.startswith(("msg ", "move ", "GO", "runtime")):
+                    print(line)
+    print("runtime rp2 1.27.0  # emulated RP2040 (rp2040js), %.1f s of chip time" % (chip_ms / 1000))
     return 0
 
 

@@ -66,6 +66,13 @@ def colour_signals(rgb):
     return out
 
 
+def mono_lit(rows):
+    """Square names lit in MAX7219 digit bytes (digit r = rank r+1, bit f = file a+f)."""
+    from core.position import square_name
+
+    return {square_name(8 * r + f) for r in range(8) for f in range(8) if rows[r] >> f & 1}
+
+
 def lit(frame):
     """{square name: set of signal names} of the lit squares of a frame."""
     from core.position import square_name
@@ -75,11 +82,13 @@ def lit(frame):
 
 class Played:
     """What a transcript did on the board: lines (SPEC 5, with the final `fen`), frames
-    [(ms since the first transition, bytes)], console [(ms, text)] and the emulated cost."""
+    [(ms since the first transition, WS2812B bytes)], mono [(ms, 8 MAX7219 digit bytes, lit)],
+    console [(ms, text)] and the emulated cost."""
 
-    def __init__(self, lines, frames, console, start_ms, cpu_ms):
+    def __init__(self, lines, frames, console, start_ms, cpu_ms, mono=()):
         self.lines = lines
         self.frames = frames
+        self.mono = mono
         self.console = console
         self.start_ms = start_ms
         self.cpu_ms = cpu_ms
@@ -95,13 +104,23 @@ class Played:
 
 
 class EmulatedBoard:
-    def __init__(self, chip=None, fs=None):
+    """settings: a board.json for the flash ({"led_type": "max7219"}, ...), as a builder writes it."""
+
+    def __init__(self, chip=None, fs=None, settings=None):
         self.chip = chip or Chip()
         self.fs = fs
+        self.settings = settings
         self.closed = occupancy(transcript.STARTING_FEN)
 
     def boot(self, fs=None, flash=None):
-        self.fs = fs or self.fs or (None if flash else firmware_image())
+        if not (fs or self.fs or flash):
+            extra = None
+            if self.settings is not None:
+                import json
+
+                extra = {"board.json": json.dumps(self.settings).encode()}
+            fs = firmware_image(extra=extra)
+        self.fs = fs or self.fs
         return self.chip.boot(fs=self.fs, flash=flash, closed=self.closed)
 
     def place_all(self, closed):
@@ -127,6 +146,7 @@ class EmulatedBoard:
             self.closed[sq] = occupied
         console_from = len(chip.lines)
         frames_from = len(chip.frames)
+        mono_from = len(chip.mono)
         start = chip.now_ms
         cpu0 = chip.last["cpu_ms"]
         end = (timed[-1][0] if timed else 0) + tail_ms
@@ -136,7 +156,8 @@ class EmulatedBoard:
         lines = [s for t, s in console if s.split(" ", 1)[0] in EVENT_WORDS]
         lines.append([s for t, s in console if s.startswith("fen ")][-1])
         frames = [(t - start, f) for t, f in chip.frames[frames_from:]]
-        return Played(lines, frames, console, start, chip.last["cpu_ms"] - cpu0)
+        mono = [(t - start, rows, on) for t, rows, on in chip.mono[mono_from:]]
+        return Played(lines, frames, console, start, chip.last["cpu_ms"] - cpu0, mono)
 
     def close(self):
         self.chip.close()

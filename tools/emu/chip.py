@@ -66,6 +66,7 @@ class Chip:
         )
         self.lines = []  # [(emulated ms, text)] of everything the console printed since boot
         self.frames = []  # [(emulated ms, bytes of the WS2812 chain, GRB per LED)]
+        self.mono = []  # [(emulated ms, [8 MAX7219 digit bytes, rank 1 first], lit)]
         self.last = {}
 
     def request(self, op, **args):
@@ -82,6 +83,8 @@ class Chip:
             self.lines.append((t, text))
         for t, hexed in answer.get("frames", ()):
             self.frames.append((t, bytes.fromhex(hexed)))
+        for t, rows, on in answer.get("mono", ()):
+            self.mono.append((t, rows, on))
         self.last = answer
         return answer
 
@@ -93,6 +96,7 @@ class Chip:
         """Power on with a littlefs image (or a whole flash dump); waits for the firmware's ready line."""
         self.lines = []
         self.frames = []
+        self.mono = []
         args = {"wait": wait, "limit_ms": limit_ms}
         if flash:
             args["flash"] = flash

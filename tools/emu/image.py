@@ -28,19 +28,34 @@ LOOKAHEAD = 32
 
 
 def prepare_firmware():
-    """Run the project's flash path up to the copy: compile with mpy-cross, assemble build/flash/."""
-    r = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "tools", "flash.py"), "--prepare-only"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    """Run the project's flash path up to the copy: compile with mpy-cross, assemble build/flash/.
+
+    Under a lock: two runs at once (a test and a benchmark) would each wipe the other's build/flash/."""
+    import fcntl
+
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    with open(os.path.join(ROOT, "build", ".flash.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        r = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "tools", "flash.py"), "--prepare-only"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
     if r.returncode != 0:
         raise SystemExit("image: tools/flash.py --prepare-only failed:\n" + r.stdout + r.stderr)
 
 
 def firmware_files():
     """{name on the board: bytes} of build/flash/."""
+    import fcntl
+
+    with open(os.path.join(ROOT, "build", ".flash.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        return _read_flash_dir()
+
+
+def _read_flash_dir():
     files = {}
     for folder, dirs, names in os.walk(FLASH_DIR):
         dirs.sort()

@@ -88,7 +88,7 @@ export class Pico {
     return (this.rp2040.clock.nanos - this.bootedAt) / 1e6;
   }
 
-  /** Run until `done()` is true (checked about every 10 us of emulated time) or `limitMs` pass.
+  /** Run until `done()` is true (checked about every 100 us of emulated time) or `limitMs` pass.
    * Returns true when done() ended it. */
   runUntil(done, limitMs) {
     const end = this.rp2040.clock.nanos + limitMs * 1e6;
@@ -96,7 +96,7 @@ export class Pico {
       if (done()) return true;
       const { clock } = this.rp2040;
       if (clock.nanos >= end) return false;
-      this.runSlice(Math.min(end, clock.nanos + 10000));
+      this.runSlice(Math.min(end, clock.nanos + 100000));
     }
   }
 

@@ -20,6 +20,8 @@
 //   {"op": "flash_ops"}                            flash erases + programs since power-on
 //   {"op": "dump_flash", "path": PATH}             the 2 MB flash to a file (a later boot's "flash")
 //   {"op": "quit"}
+// Answers with console lines carry "frames" (WS2812B: [ms, GRB hex in chain order]) and "mono"
+// (MAX7219: [ms, 8 digit bytes, lit]), both since the last answer.
 // Every answer carries "now_ms" (emulated), "cpu_ms" and "flash_ms" (time the core ran and the
 // time it waited for the flash since boot), "resets", and "error" when a request failed.
 import fs from 'fs';
@@ -29,6 +31,7 @@ import { fileURLToPath } from 'url';
 import { Pico } from './pico.mjs';
 import { ReedMatrix } from './matrix.mjs';
 import { Ws2812Decoder } from './ws2812.mjs';
+import { Max7219 } from './max7219.mjs';
 import { execRaw, softReset } from './repl.mjs';
 import { FLASH_SIZE } from './flash.mjs';
 
@@ -43,11 +46,13 @@ function option(name, fallback) {
 const uf2Path = option('--uf2', path.join(SHARED, 'RPI_PICO-v1.27.0.uf2'));
 const bootromPath = option('--bootrom', path.join(SHARED, 'rp2040-bootrom-b1.bin'));
 // The pins of firmware/config.py's defaults (the server is told others with --pins).
-const pins = JSON.parse(option('--pins', '{"rows":[14,15,16,17,18,19,20,21],"columns":[2,3,4,5,6,7,8,9],"led":22}'));
+const pins = JSON.parse(option('--pins', '{"rows":[14,15,16,17,18,19,20,21],"columns":[2,3,4,5,6,7,8,9],"led":22,"spi":1,"cs":13}'));
 
 let pico = null;
 let matrix = null;
 let leds = null;
+let mono = null;
+let sentMono = 0;
 let sentLines = 0;
 let sentFrames = 0;
 
@@ -60,10 +65,10 @@ function newPico(request) {
   pico = new Pico(options);
   matrix = pico.add(new ReedMatrix(pins.rows, pins.columns));
   leds = pico.add(new Ws2812Decoder(pins.led));
+  mono = pico.add(new Max7219(pins.spi, pins.cs));
   if (request.closed) matrix.setAll(request.closed);
   pico.boot();
-  sentLines = 0;
-  sentFrames = 0;
+  resetTracking();
 }
 
 // Console lines and LED frames not yet sent.
@@ -72,7 +77,9 @@ function news() {
   sentLines = pico.usb.lines.length;
   const frames = leds.frames.slice(sentFrames).map((f) => [Math.round(f.t * 1000) / 1000, Buffer.from(f.bytes).toString('hex')]);
   sentFrames = leds.frames.length;
-  return { lines, frames };
+  const monoFrames = mono.frames.slice(sentMono).map((f) => [Math.round(f.t * 1000) / 1000, f.rows, f.on]);
+  sentMono = mono.frames.length;
+  return { lines, frames, mono: monoFrames };
 }
 
 function waitFor(text, limitMs) {
@@ -85,6 +92,7 @@ function waitFor(text, limitMs) {
 function resetTracking() {
   sentLines = 0;
   sentFrames = 0;
+  sentMono = 0;
 }
 
 const ops = {
