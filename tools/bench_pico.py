@@ -22,8 +22,8 @@ import board as emu_board  # noqa: E402
 import chip as emu_chip  # noqa: E402
 
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1QBPPP/R3KB1R w KQ - 4 9"
-# White's pieces of MIDDLEGAME, each lifted and put back; then Nf3-e5 and a7-a6 are played.
-PIECES = ("f3", "d2", "e2", "c3", "a1", "e1", "h1", "d4", "c4", "b2", "e3")
+# White's pieces of MIDDLEGAME that can move, each lifted and put back; then Nf3-e5 and a7-a6.
+PIECES = ("f3", "d2", "e2", "c3", "a1", "e1", "h1", "g2", "c4", "b2", "e3")
 FILES = "abcdefgh"
 
 

@@ -79,6 +79,11 @@ class Chip:
         answer = json.loads(line)
         if "error" in answer:
             raise ChipError(answer["error"])
+        if answer.get("resets", 0) != self.last.get("resets", 0) and not answer.get("cut"):
+            # The chip restarted (machine.reset()): its console starts over.
+            self.lines = []
+            self.frames = []
+            self.mono = []
         for t, text in answer.get("lines", ()):
             self.lines.append((t, text))
         for t, hexed in answer.get("frames", ()):

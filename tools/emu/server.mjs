@@ -127,20 +127,24 @@ const ops = {
       };
     }
     const resetsBefore = pico.resets;
-    const usb = pico.usb;
-    const from = usb.text.length;
-    // `until` must be printed and its line finished.
+    // `until` must be printed and its line finished; after a reset (machine.reset()) the console
+    // starts over on the new USB connection.
+    let usb = pico.usb;
+    let from = usb.text.length;
     const printed = () => {
+      if (pico.usb !== usb) {
+        usb = pico.usb;
+        from = 0;
+      }
       const at = usb.text.indexOf(r.until, from);
       return at >= 0 && usb.text.indexOf('\n', at) >= 0;
     };
     const matched = pico.runUntil(() => cut || (r.until != null && printed()), r.ms);
     pico.hooks.onWrite = null;
+    if (!cut && pico.resets !== resetsBefore) resetTracking();
     const out = news();
     if (cut) {
       pico.powerCycle();
-      resetTracking();
-    } else if (pico.resets !== resetsBefore) {
       resetTracking();
     }
     return { matched: r.until != null && matched && !cut, cut, ...out };
