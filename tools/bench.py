@@ -127,7 +127,7 @@ def main():
         mvalue, munit, mnote = mp.get(key, ("-", "", ""))
         pvalue, punit, pnote = pico.get(key, ("-", "", ""))
         what = (mnote if value == "n/a" else note or mnote) or pnote
-        if pnote and key in pico and (note or mnote):
+        if pnote and key in pico and (note or mnote) and pnote != (note or mnote):
             what += "; Pico: " + pnote
         print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), ("%s %s" % (pvalue, punit)).strip(), what))
     if problem:
