@@ -7,7 +7,6 @@ GPIOs. Each must print what the same firmware core prints on CPython for the sam
 The LEDs are read back from the WS2812B data pin. Costly in wall time (the emulator runs about
 8x slower than a Pico while the core is busy): keep the list short and the transcripts brief."""
 import os
-import random
 import sys
 
 import pytest
@@ -20,7 +19,8 @@ import physical  # noqa: E402
 from test_physical_games import effective  # noqa: E402
 
 FOLDER = os.path.join(ROOT, "host_tests", "transcripts")
-# Both modes, captures in two orders (swap, en passant with the victim last), castling both ways round, promotion taps, a knocked piece.
+# Both modes, captures in two orders (a swap, en passant with the victim last), castling both ways
+# round, promotion taps, a knocked piece.
 TRANSCRIPTS = (
     "capture-swap.txt",
     "en-passant-victim-last.txt",
@@ -30,9 +30,10 @@ TRANSCRIPTS = (
     "knocked-pieces.txt",
 )
 
+
 @pytest.fixture(scope="module")
 def board():
-    b = booted_board('games')
+    b = booted_board("games")
     yield b
     b.close()
 
@@ -53,8 +54,8 @@ def test_transcript_on_the_chip(board, name):
 
 
 def test_a_generated_game_on_the_chip(board):
-    # tools/physical.py's hands: bounce, chatter, slides, hesitations, a knocked piece.
-    # Seed 58: four plies in under 5 s, with bounce and a knocked piece (knock_rate 0.5).
+    # tools/physical.py's hands: bounce, chatter, slides, hesitations, a knocked piece. Seed 58:
+    # four plies in under 5 s (knock_rate 0.5).
     text, expected, fen = physical.transcript(58, "strict", max_plies=4, knock_rate=0.5)
     played = board.play(text)
     assert effective(played.lines) == effective(expected)

@@ -33,7 +33,7 @@ MATE = """# a back-rank mate
 
 @pytest.fixture(scope="module")
 def board():
-    b = booted_board('power')
+    b = booted_board("power")
     yield b
     b.close()
 
