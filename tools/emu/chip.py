@@ -103,7 +103,9 @@ class Chip:
         self.lines = []
         self.frames = []
         self.mono = []
-        args = {"wait": wait, "limit_ms": limit_ms}
+        # The firmware holds its console messages until a PC speaks (the first line picks the USB
+        # dialect): boot until USB is up, then wait_ready() says `status` and waits.
+        args = {"wait": None, "limit_ms": limit_ms}
         if flash:
             args["flash"] = flash
         else:
@@ -112,7 +114,19 @@ class Chip:
             args["closed"] = list(closed)
         answer = self.request("boot", **args)
         if not answer["ok"]:
-            raise ChipError("no %r from the board within %d ms; it printed:\n%s" % (wait, limit_ms, answer["text"][-2000:]))
+            raise ChipError("the board's USB did not come up within %d ms" % limit_ms)
+        if wait:
+            answer = self.wait_ready(wait, limit_ms)
+        return answer
+
+    def wait_ready(self, wait=READY, limit_ms=20000):
+        """After a boot or reset: speak first (`status`, the board's own dialect), as a PC does,
+        and run until the board has said `wait`."""
+        self.run(300)
+        self.write("status\n")
+        answer = self.run(limit_ms, until=wait)
+        if not answer["matched"] and not any(wait in t for _, t in self.lines):
+            raise ChipError("no %r from the board within %d ms; it printed: %s" % (wait, limit_ms, self.lines[-20:]))
         return answer
 
     def run(self, ms, until=None, events=None, cut=None, keep=None):
