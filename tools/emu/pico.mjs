@@ -12,6 +12,7 @@
 // play runs in seconds. Flash erase/program time (flash.mjs) is added to the clock as well.
 // Nothing here waits for the wall clock: the host side (the tests) is this same program, so it
 // never times out.
+import { PioClock, PIO_STEP_NS } from './pio.mjs';
 import { ConsoleLogger, LogLevel, RP2040 } from 'rp2040js';
 import { FLASH_BASE, FS_OFFSET, FlashHooks, loadUf2 } from './flash.mjs';
 import { UsbSerial } from './usb.mjs';
@@ -60,6 +61,8 @@ export class Pico {
     this.flash = rp2040.flash; // one flash array: writes land here and survive power cycles
     this.hooks = new FlashHooks(rp2040, { timings: this.flashTimings });
     this.usb = new UsbSerial(rp2040);
+    // PIO in step with the clock (pio.mjs): the WS2812B driver's pulses come out at their timing.
+    this.pio = new PioClock(rp2040);
     const watchdog = Object.values(rp2040.peripherals).find((p) => 'onWatchdogTrigger' in p);
     watchdog.onWatchdogTrigger = () => {
       this._resetRequested = true;
@@ -110,20 +113,27 @@ export class Pico {
     let rp2040 = this.rp2040;
     let { core, clock } = rp2040;
     const hooks = this.hooks;
+    const pio = this.pio;
     this.stopped = false;
     while (clock.nanos < until && !this.stopped) {
       if (core.waiting) {
         const next = clock.nanosToNextAlarm;
-        clock.tick(Math.max(1, Math.min(next > 0 ? next : until - clock.nanos, until - clock.nanos)));
+        let ns = Math.max(1, Math.min(next > 0 ? next : until - clock.nanos, until - clock.nanos));
+        // A running state machine's pin edges need small steps while the core sleeps.
+        if (ns > PIO_STEP_NS && pio.busy) ns = PIO_STEP_NS;
+        clock.tick(ns);
+        pio.advance(ns);
       } else {
         const ns = core.executeInstruction() * CYCLE_NS;
         this.cpuNanos += ns;
         clock.tick(ns);
+        pio.advance(ns);
         if (hooks.busyNanos) {
           const busy = hooks.busyNanos;
           hooks.busyNanos = 0;
           this.flashNanos += busy;
           clock.tick(busy);
+          pio.advance(busy);
         }
       }
     }
