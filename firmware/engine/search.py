@@ -446,10 +446,18 @@ class Search:
                     # (it is likely to lose the exchange). Without these the captures after the last
                     # ply outnumber everything else, and on the Pico the first iteration may not end.
                     to = (m >> 7) & 127
+                    # A skipped capture still bounds the node's value from above: the score
+                    # returned must not claim less than it might have won, or a parent's search
+                    # with a wider window (a re-search) believes a lost queen is safe.
                     victim = VALUE[b[to] & 7] if b[to] else 100
-                    if self._static[ply] + victim + _DELTA_MARGIN <= alphas[ply]:
+                    bound = self._static[ply] + victim + _DELTA_MARGIN
+                    if bound <= alphas[ply]:
+                        if bound > bests[ply]:
+                            bests[ply] = bound
                         continue
                     if VALUE[b[frm] & 7] > victim and pos.attacked(to, us ^ 8):
+                        if alphas[ply] > bests[ply]:
+                            bests[ply] = alphas[ply]  # assumed no better than alpha: say just that
                         continue
                 k = pos.kings[us]
                 # Only a king move, en passant, a move in check or one off a line through the king
