@@ -147,3 +147,18 @@ def test_takes_a_hanging_piece_and_keeps_its_own():
     # The white queen attacked by a pawn: it moves away rather than leaving it.
     m = search.think(Position("rnbqkbnr/ppp2ppp/8/3pp3/4Q3/8/PPPP1PPP/RNB1KBNR w KQkq - 0 3"), max_nodes=2000)
     assert move_uci(m)[:2] == "e4"
+
+
+def test_a_pruned_capture_is_not_read_as_safety():
+    """From a bench game at the Pico's 570 nodes (2 s a move): 8. Qxd4 wins a bishop and walks into
+    Nc2+, forking king and queen. Quiescence under a scout's window skips the knight taking the
+    queen (it cannot reach that alpha); the score it hands back must still admit the capture, or
+    the full-window re-search of Nc2+ believes the queen is safe."""
+    search = Search()
+    fen = "r1bqk1nr/1pp2ppp/p2p4/3NN3/1n1bP3/8/P1P2PPP/R1BQKB1R w KQkq - 0 8"
+    after = Position(fen)
+    after.make(after.parse_uci("d1d4"))
+    assert move_uci(search.think(after, max_depth=1)) == "b4c2"
+    assert search.score > 500  # the queen for a bishop
+    search.clear()
+    assert move_uci(search.think(Position(fen), max_depth=2)) != "d1d4"
