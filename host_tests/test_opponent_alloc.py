@@ -1,13 +1,7 @@
 """The board thinking inside its scan loop allocates nothing, and the whole board with its engine
 fits the 200 kB heap: measured under MicroPython with the firmware loaded as the Pico loads it,
 .mpy files from mpy-cross (compiled afresh here), so that no compiler's working memory counts."""
-import os
-import subprocess
-
-import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
+from mpy_board import run_on_mpy
 
 # Runs on MicroPython: the board (App on the virtual matrix) plays black at level 8; white's e2-e4
 # is made on the switches, then 100 scan steps while the engine thinks are measured.
@@ -50,18 +44,8 @@ print("nodes", search.nodes - nodes)
 
 
 def test_thinking_allocates_nothing_and_fits_the_heap():
-    if not os.path.exists(MICROPYTHON):
-        pytest.fail("no MicroPython in .venv: make test installs it")
-    compiled = subprocess.run(
-        [os.path.join(ROOT, ".venv", "bin", "python"), "tools/check_mpy.py", "--mpy-cross", os.path.join(ROOT, ".venv", "bin", "mpy-cross")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    r = subprocess.run([MICROPYTHON, "-X", "heapsize=200k", "-c", PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout + r.stderr
-    figures = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    out = run_on_mpy(["-c", PROGRAM])
+    figures = dict(line.split(" ", 1) for line in out.splitlines())
     assert figures["thinking"] == "True"
     assert int(figures["nodes"]) > 0
     assert figures["alloc"] == "0", "the scan loop allocated %s bytes in 100 thinking steps" % figures["alloc"]
