@@ -19,7 +19,10 @@ sys.path.insert(0, HERE)
 import circuit as board  # noqa: E402
 import pictures  # noqa: E402
 import skidl  # noqa: E402
-from skidl.logger import erc_logger  # noqa: E402
+from skidl.logger import erc_logger, stop_log_file_output  # noqa: E402
+
+# SKiDL writes <script>.log and <script>.erc into the current folder; the ERC is read here instead.
+stop_log_file_output()
 
 
 class _Collect(logging.Handler):
