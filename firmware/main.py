@@ -13,10 +13,8 @@ import sys
 import time
 
 import asyncio
-import config
 from micropython import const
 from app import App
-from hardware import pico
 from link import Link
 from store import GameStore
 
@@ -135,15 +133,47 @@ class Board:
             self.status_led.value(0)
 
 
-def build(settings=None, machine=None, neopixel=None, write=None, fs=None, settings_path=config.DEFAULT_PATH):
+# Modules only build() needs: read board.json and check it, make the pins and drivers. main()
+# drops them once the board is wired (BOOT_ONLY, about 15 KB of bytecode on the Pico), so the
+# heap the game, the link and the engine use does not carry them.
+BOOT_ONLY = ("config", "hardware.pico")
+
+
+class Values:
+    """The settings' values, as config.Settings has them, without its methods: an instance of a
+    class defined in config.py would keep all of config.py's code alive through its methods."""
+
+
+def values_of(settings, fields):
+    values = Values()
+    for field in fields:
+        setattr(values, field[0], getattr(settings, field[0]))
+    values.column_base = settings.column_base
+    return values
+
+
+def forget(names):
+    """Let the garbage collector take modules nothing uses any more (imported again if asked)."""
+    for name in names:
+        sys.modules.pop(name, None)
+        package, _, leaf = name.rpartition(".")
+        if package in sys.modules and hasattr(sys.modules[package], leaf):
+            delattr(sys.modules[package], leaf)
+
+
+def build(settings=None, machine=None, neopixel=None, write=None, fs=None, settings_path=None):
     """Wire a Board. Defaults: board.json (or the defaults), the Pico's machine and neopixel,
     sys.stdout for the link, the flash filesystem for the saved game."""
+    import config
+    from hardware import pico
+
     said = []
     problem = None
     if settings is None:
-        settings, problem = config.load_or_default(settings_path)
+        settings, problem = config.load_or_default(settings_path or config.DEFAULT_PATH)
         if problem:
             said.append(problem)
+    settings = values_of(settings, config.FIELDS)
     machine, neopixel = pico.modules(settings, machine, neopixel)
     write_bytes = None
     if write is None:
@@ -204,6 +234,7 @@ async def run(board, read_ready, scan_steps=-1, input_steps=-1):
 
 def main():
     board = build()
+    forget(BOOT_ONLY)
     board.start()
     board.link.info("chessboard ready; type help for the commands")
     try:

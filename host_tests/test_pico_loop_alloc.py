@@ -8,6 +8,8 @@ from mpy_board import run_on_mpy
 def test_loop_turns_allocate_nothing_on_micropython():
     out = run_on_mpy(["tools/bench_board.py", "--mpy"])
     figures = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    # The board runs on without the modules only wiring needed (main.BOOT_ONLY), dropped as on the Pico.
+    assert figures["boot_modules_loaded"] == "none"
     assert figures["alloc_per_idle_tick"] == "0 bytes"
     assert figures["alloc_per_idle_tick_in_cpp_round"] == "0 bytes"
     assert figures["alloc_per_idle_tick_in_chesslink"] == "0 bytes"

@@ -110,6 +110,7 @@ def build_board():
     # that is a system call each (tens of us) where the Pico busy-waits 10 us. Count them instead,
     # so the figures are the Python work of a step.
     board.app.matrix._sleep_us = vm.sleep_us
+    main.forget(main.BOOT_ONLY)  # as main.main() does once the board is wired
     return board, vm, out
 
 
@@ -146,6 +147,8 @@ def main():
         )
     else:
         print("ram_free_after_start: n/a (CPython has no fixed heap)")
+    left = [name for name in sys.modules["main"].BOOT_ONLY if name in sys.modules]
+    print("boot_modules_loaded: %s" % (" ".join(left) or "none"))
 
     t = 0
     # Idle: the board at rest, nothing changing.
