@@ -1,5 +1,6 @@
 """The board on the emulated Pico: LEDs read from the WS2812B pin, the saved game across resets and
-power cuts in the middle of saves (make test-pico; see test_pico_games.py for the set-up).
+power cuts in the middle of saves, quick hands while the board saves (make test-pico; see
+test_pico_games.py for the set-up).
 
 A power cut stops the chip at a random flash erase or program of a save, with a random part of it
 done (a cut mid-erase leaves a half-erased sector, mid-program a half-written one), and restores
@@ -165,6 +166,76 @@ def test_power_cuts_during_saves_lose_one_ply_at_most(board):
                 assert "move " + uci in played.lines, (where, played.console)
         assert board_fen(chip) == after, where
         fen = after
+
+
+def long_game(plies=100, seed=7):
+    """A game of `plies` random legal moves (never one that ends it), by the firmware's own core."""
+    from core.game import Game
+
+    game = Game()
+    while game.ply() < plies:
+        seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+        legal = game.legal
+        game.push(legal[seed % len(legal)])
+        if game.is_over():
+            game.pop()
+            seed += 1
+    return game
+
+
+def quick_hands(fen, plies=6, place_after=150, lift_after=230):
+    """A transcript of `plies` quiet moves from `fen`, as fast as hands go: each piece put down
+    place_after ms after it was lifted, and the next lifted lift_after ms after that placement,
+    which is as soon as the move before commits (10 ms debounce + 200 ms commit delay + a scan)."""
+    import chess
+
+    board = chess.Board(fen)
+    lines = ["@fen " + fen]
+    t = 1000
+    expect = []
+    for _ in range(plies):
+        move = next(m for m in board.legal_moves if not board.is_capture(m) and not board.is_castling(m) and m.promotion is None)
+        a, b = chess.square_name(move.from_square), chess.square_name(move.to_square)
+        lines += ["%d lift %s" % (t, a), "%d place %s" % (t + place_after, b)]
+        expect.append("# expect move " + move.uci())
+        board.push(move)
+        t += place_after + lift_after
+    return "\n".join(lines + expect) + "\n", board.fen()
+
+
+def test_quick_moves_while_the_board_saves_a_long_game(board, tmp_path):
+    # The saves of a long game stop the CPU for tens of ms (littlefs erases a 4 kB sector, 45 ms,
+    # while no code can run from the flash). app.py saves when the board is still, but a commit
+    # saves at once when the change before it is still unsaved: the next player's hand may then
+    # move while the board saves. What the switches say when the save ends must still be read.
+    from store import GameStore
+
+    game = long_game()
+    store = GameStore(str(tmp_path / "game.sav"))
+    store.save(game, "casual")
+    record = (tmp_path / "game.sav").read_bytes()
+    chip = board.chip
+    fen = game.fen()
+    board.closed = emu_board.occupancy(fen)
+    board.boot(fs=emu_chip.firmware_image(extra={"game.sav": record}, out=str(tmp_path / "long.bin"), prepare=False))
+    said = [t for _, t in chip.lines]
+    assert "msg resuming the saved game after 100 moves" in said, said
+    # First at an easy pace, to find when a save comes after a put-down and how long it lasts;
+    # then with each lift timed into the middle of that save.
+    text, fen = quick_hands(fen, plies=2, lift_after=400)
+    played = board.play(text, new_game=False)
+    assert played.lines == emu_board.expected(text), played.console
+    places = [t - 1000 for t, occupied, sq in emu_board.transcript.parse(text)[2] if occupied]
+    after = sorted((s - max(p for p in places if p <= s), ms) for s, ms in played.saves if ms >= 20)
+    assert after, "no save of the long game took the flash 20 ms or more: %s" % played.saves
+    delay, lasts = after[0]
+    text, final = quick_hands(fen, plies=4, lift_after=int(delay + lasts / 2))
+    played = board.play(text, new_game=False)
+    assert played.lines == emu_board.expected(text), played.console
+    assert played.lines[-1] == "fen " + final
+    events = emu_board.transcript.parse(text)[2]
+    inside = [t - 1000 for t, _, _ in events if any(s <= t - 1000 < s + ms for s, ms in played.saves)]
+    assert inside, "no lift fell inside a save: saves %s, delay %.0f ms" % (played.saves, delay)
 
 
 def test_max7219_board_shows_a_lift():

@@ -85,10 +85,12 @@ def lit(frame):
 class Played:
     """What a transcript did on the board: lines (SPEC 5, with the final `fen`), frames
     [(ms since the first transition, WS2812B bytes)], mono [(ms, 8 MAX7219 digit bytes, lit)],
-    console [(ms, text)] and the emulated cost."""
+    console [(ms, text)], saves [(ms, ms it lasted)]: the flash writes (a save's erases and
+    programs, joined where they follow each other), and the emulated cost."""
 
-    def __init__(self, lines, frames, console, start_ms, cpu_ms, mono=()):
+    def __init__(self, lines, frames, console, start_ms, cpu_ms, mono=(), saves=()):
         self.lines = lines
+        self.saves = saves
         self.frames = frames
         self.mono = mono
         self.console = console
@@ -103,6 +105,19 @@ class Played:
                 break
             shown = f
         return shown
+
+
+def flash_writes(busy, start_ms, gap_ms=5.0):
+    """The flash waits [(ms, ms)] joined into writes: waits less than gap_ms apart are one save (a
+    littlefs commit is several erases and programs with a little code between them)."""
+    out = []
+    for t, ms in busy:
+        t -= start_ms
+        if out and t - (out[-1][0] + out[-1][1]) < gap_ms:
+            out[-1] = (out[-1][0], t + ms - out[-1][0])
+        else:
+            out.append((t, ms))
+    return out
 
 
 class EmulatedBoard:
@@ -159,7 +174,7 @@ class EmulatedBoard:
         lines.append([s for t, s in console if s.startswith("fen ")][-1])
         frames = [(t - start, f) for t, f in chip.frames[frames_from:]]
         mono = [(t - start, rows, on) for t, rows, on in chip.mono[mono_from:]]
-        return Played(lines, frames, console, start, chip.last["cpu_ms"] - cpu0, mono)
+        return Played(lines, frames, console, start, chip.last["cpu_ms"] - cpu0, mono, flash_writes(chip.flash_busy(start), start))
 
     def close(self):
         self.chip.close()

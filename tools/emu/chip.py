@@ -186,6 +186,11 @@ class Chip:
         """Flash erases + programs since power-on."""
         return self.request("flash_ops")["ops"]
 
+    def flash_busy(self, since_ms=0):
+        """[(emulated ms, ms)] of each flash erase or program from since_ms on: the CPU waited,
+        running no code, for that long (the firmware runs from the flash being written)."""
+        return [tuple(b) for b in self.request("flash_busy", since_ms=since_ms)["busy"]]
+
     def dump_flash(self, path):
         return self.request("dump_flash", path=path)
 

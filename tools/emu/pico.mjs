@@ -40,6 +40,9 @@ export class Pico {
     this.stopped = false;
     this.cpuNanos = 0; // time the core spent executing, not sleeping nor waiting for the flash
     this.flashNanos = 0; // time the chip spent waiting for the flash
+    // [emulated ms at its start, ms it lasted] of each wait for a flash erase or program: when the
+    // CPU ran no code (the firmware runs from that flash), so a test can set transitions there.
+    this.flashBusy = [];
   }
 
   /** Add a model of the board's hardware (re-attached after every reset). */
@@ -132,6 +135,7 @@ export class Pico {
           const busy = hooks.busyNanos;
           hooks.busyNanos = 0;
           this.flashNanos += busy;
+          if (this.flashBusy.length < 100000) this.flashBusy.push([clock.nanos / 1e6, busy / 1e6]);
           clock.tick(busy);
           pio.advance(busy);
         }

@@ -18,6 +18,7 @@
 //       from now, with FRACTION of it done, and comes back (answers "cut": true)
 //   {"op": "power_cycle"}                          cut the power now and restore it: only the flash survives
 //   {"op": "flash_ops"}                            flash erases + programs since power-on
+//   {"op": "flash_busy", "since_ms": T}            [start, ms] of each flash wait from T on
 //   {"op": "dump_flash", "path": PATH}             the 2 MB flash to a file (a later boot's "flash")
 //   {"op": "quit"}
 // Answers with console lines carry "frames" (WS2812B: [ms, GRB hex in chain order]) and "mono"
@@ -151,6 +152,10 @@ const ops = {
   },
   flash_ops() {
     return { ops: pico.hooks.operations };
+  },
+  flash_busy(r) {
+    // The flash waits that began at or after since_ms (emulated), as [start ms, ms].
+    return { busy: pico.flashBusy.filter(([t]) => t >= (r.since_ms || 0)) };
   },
   squares(r) {
     matrix.setAll(r.closed);
