@@ -57,55 +57,16 @@ else:
         return a - b
 
 
-class _RamFile:
-    def __init__(self, fs, path, data=None):
-        self._fs = fs
-        self._path = path
-        self._data = data
-        self._parts = []
-
-    def write(self, b):
-        self._parts.append(bytes(b))
-        return len(b)
-
-    def read(self, n=-1):
-        return self._data if n < 0 else self._data[:n]
-
-    def close(self):
-        if self._data is None:
-            self._fs.files[self._path] = b"".join(self._parts)
-
-
-class _RamFs:
-    """The saved game's filesystem in RAM: the CPU cost of a save without the flash's."""
-
-    def __init__(self):
-        self.files = {}
-
-    def open(self, path, mode):
-        if "r" in mode:
-            if path not in self.files:
-                raise OSError(2, "ENOENT")
-            return _RamFile(self, path, self.files[path])
-        return _RamFile(self, path)
-
-    def rename(self, old, new):
-        self.files[new] = self.files.pop(old)
-
-    def remove(self, path):
-        del self.files[path]
-
-
 def build_board():
     import config
     import main
-    from hardware.fake import FakePico
+    from hardware.fake import FakePico, RamFiles
 
     settings = config.Settings()
     pico = FakePico(settings.row_pins, settings.column_pins, config.SIO_GPIO_IN, occupied=[sq for sq in range(64) if sq < 16 or sq >= 48])
     vm = pico.vm
     out = []
-    board = main.build(settings, pico.machine, pico.neopixel, out.append, fs=_RamFs())
+    board = main.build(settings, pico.machine, pico.neopixel, out.append, fs=RamFiles())
     # main.py gives the scanner time.sleep_us for the 8 settle waits per scan; on the unix port
     # that is a system call each (tens of us) where the Pico busy-waits 10 us. Count them instead,
     # so the figures are the Python work of a step.

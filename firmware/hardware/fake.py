@@ -465,3 +465,44 @@ class FakePico:
     def _neopixel(self, pin, n):
         self.np = FakeNeoPixel(pin, n)
         return self.np
+
+
+class RamFiles:
+    """The saved game's filesystem in RAM (store.GameStore's fs), for benches and fuzzers: the CPU
+    cost of a save without the flash's. A file written appears when it is closed, as littlefs
+    commits a file's data at close."""
+
+    def __init__(self):
+        self.files = {}
+
+    def open(self, path, mode):
+        if "r" in mode:
+            if path not in self.files:
+                raise OSError(2, "ENOENT")
+            return _RamFile(self, path, self.files[path])
+        return _RamFile(self, path)
+
+    def rename(self, old, new):
+        self.files[new] = self.files.pop(old)
+
+    def remove(self, path):
+        del self.files[path]
+
+
+class _RamFile:
+    def __init__(self, fs, path, data=None):
+        self._fs = fs
+        self._path = path
+        self._data = data
+        self._parts = []
+
+    def write(self, b):
+        self._parts.append(bytes(b))
+        return len(b)
+
+    def read(self, n=-1):
+        return self._data if n < 0 else self._data[:n]
+
+    def close(self):
+        if self._data is None:
+            self._fs.files[self._path] = b"".join(self._parts)

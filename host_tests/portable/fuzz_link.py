@@ -54,45 +54,6 @@ def link_bytes(rng):
     return bytes(out)
 
 
-class _Flash:
-    """Files in a dict, for the saved game (the power-cut fake of test_store_portable.py is more
-    than this needs, and its module more than a 200 kB heap holds beside the whole board)."""
-
-    def __init__(self):
-        self.files = {}
-
-    def open(self, path, mode):
-        if "r" in mode:
-            if path not in self.files:
-                raise OSError(2, "ENOENT")
-            return _File(self, path, self.files[path])
-        self.files[path] = b""
-        return _File(self, path, b"")
-
-    def rename(self, old, new):
-        self.files[new] = self.files.pop(old)
-
-    def remove(self, path):
-        del self.files[path]
-
-
-class _File:
-    def __init__(self, flash, path, data):
-        self._flash = flash
-        self._path = path
-        self._data = data
-
-    def read(self, n=-1):
-        return self._data if n < 0 else self._data[:n]
-
-    def write(self, data):
-        self._flash.files[self._path] += bytes(data)
-        return len(data)
-
-    def close(self):
-        pass
-
-
 class LinkRig:
     """A board on fakes (virtual reed matrix, real scanner, App, saved game on a fake flash) with
     its USB link; `out` keeps what the link wrote."""
@@ -100,7 +61,7 @@ class LinkRig:
     def __init__(self):
         import config
         from app import App
-        from hardware.fake import VirtualReedMatrix
+        from hardware.fake import RamFiles, VirtualReedMatrix
         from hardware.leds import TextLeds
         from hardware.matrix import MatrixScanner
         from link import Link
@@ -110,7 +71,7 @@ class LinkRig:
         for sq in list(range(16)) + list(range(48, 64)):
             self.vm.place(sq)
         scanner = MatrixScanner(self.vm.rows, read_columns=self.vm.read_columns, sleep_us=self.vm.sleep_us)
-        self.app = App(config.Settings(), scanner, TextLeds(), GameStore("game.sav", _Flash()))
+        self.app = App(config.Settings(), scanner, TextLeds(), GameStore("game.sav", RamFiles()))
         self.out = []
         self.chesslink = []  # ChessLink's answers: bytes, no line ends (SPEC 7)
         self.link = Link(self.app, self.out.append, self.chesslink.append)
