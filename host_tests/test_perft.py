@@ -153,6 +153,21 @@ def test_perft_tool_on_micropython():
     assert lines[-1] == "2812" and len(lines) == 15
 
 
+@pytest.mark.parametrize("fen,counts", STANDARD[1:], ids=[fen.split()[0][:12] for fen, _ in STANDARD[1:]])
+def test_native_and_plain_paths_count_alike_on_micropython(fen, counts):
+    # The unix port compiles the core's viper make/unmake and generator, as the Pico does; --plain
+    # runs the Python path of CPython and WebAssembly. Each root move's count must agree.
+    micropython = os.path.join(ROOT, ".venv", "bin", "micropython")
+    if not os.path.exists(micropython):
+        pytest.fail("no MicroPython in .venv: make test installs it")
+    depth = max(d for d, n in enumerate(counts, 1) if n < 100000)
+    native = run_tool("--runtime", "micropython", "--divide", fen, str(depth))
+    plain = run_tool("--runtime", "micropython", "--plain", "--divide", fen, str(depth))
+    assert native.returncode == 0 and plain.returncode == 0, native.stderr + plain.stderr
+    assert native.stdout == plain.stdout
+    assert native.stdout.splitlines()[-1] == str(counts[depth - 1])
+
+
 @pytest.mark.parametrize(
     "args,message",
     [

@@ -1,15 +1,17 @@
 """Count the legal move tree of a position with the firmware's own rules core (SPEC section 5).
 
-    python3 tools/perft.py [--divide] [--bulk] [--runtime cpython|micropython] FEN DEPTH
+    python3 tools/perft.py [--divide] [--bulk] [--plain] [--runtime cpython|micropython] FEN DEPTH
 
 The last line printed is the node count; with --divide one `UCI: COUNT` line per legal root move
 comes first. `--runtime micropython` runs the same core under the MicroPython unix port (the
-`micropython` of the repository's .venv, or MICROPYTHON=path). This file itself runs on both runtimes,
+`micropython` of the repository's .venv, or MICROPYTHON=path), with the core's native (viper) make,
+unmake and move generator as the Pico runs them; --plain takes its plain Python path instead, as
+CPython and WebAssembly run it (the two must count the same). This file itself runs on both runtimes,
 so it keeps to what MicroPython has (no argparse).
 """
 import sys
 
-USAGE = "usage: perft.py [--divide] [--bulk] [--runtime cpython|micropython] FEN DEPTH"
+USAGE = "usage: perft.py [--divide] [--bulk] [--plain] [--runtime cpython|micropython] FEN DEPTH"
 # The core recurses once a ply and holds a move list at each level: MicroPython's 200 kB heap runs
 # out near 300 levels and CPython stops at its recursion limit (1000). 64 is far past any count
 # that can finish (the deepest ever computed from the start position is depth 15, on a cluster),
@@ -37,7 +39,7 @@ def _fail(message):
 
 
 def parse_args(argv):
-    divide = bulk = False
+    divide = bulk = plain = False
     runtime = "cpython"
     rest = []
     i = 0
@@ -47,6 +49,8 @@ def parse_args(argv):
             divide = True
         elif a == "--bulk":
             bulk = True
+        elif a == "--plain":
+            plain = True
         elif a == "--runtime":
             i += 1
             if i >= len(argv) or argv[i] not in ("cpython", "micropython"):
@@ -79,11 +83,14 @@ def parse_args(argv):
         _fail("depth must not be negative")
     if depth > MAX_DEPTH:
         _fail("depth %d is beyond what the core can count: at most %d" % (depth, MAX_DEPTH))
-    return divide, bulk, runtime, rest[0], depth
+    return divide, bulk, plain, runtime, rest[0], depth
 
 
-def run(fen, depth, divide, bulk):
-    from core.position import FenError, Position, move_uci
+def run(fen, depth, divide, bulk, plain=False):
+    from core.position import FenError, Position, move_uci, use_native
+
+    if plain:
+        use_native(False)
 
     try:
         position = Position(fen)
@@ -127,14 +134,14 @@ def _run_micropython(argv):
 
 
 def main(argv):
-    divide, bulk, runtime, fen, depth = parse_args(argv)
+    divide, bulk, plain, runtime, fen, depth = parse_args(argv)
     if runtime == "micropython" and sys.implementation.name != "micropython":
         _run_micropython(argv)
     here = _here()
     sys.path.insert(0, here + "/../firmware")
     if sys.implementation.name != "micropython":
         sys.path.insert(0, here + "/shims")
-    run(fen, depth, divide, bulk)
+    run(fen, depth, divide, bulk, plain)
 
 
 if __name__ == "__main__":

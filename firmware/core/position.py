@@ -225,10 +225,6 @@ class Position:
         # Undo records, three 32-bit words per move made (see make()): 12 bytes a ply on any runtime.
         self._stack = array("i", _STACK_CHUNK)
         self._sp = 0
-        # Scratch for legal move generation, allocated once: pin lines and check-evasion squares.
-        self._pin = bytearray(128)
-        self._evade = bytearray(128)
-        self._pinned = bytearray(8)
         self.set_fen(fen)
 
     # ------------------------------------------------------------------ FEN
@@ -410,34 +406,6 @@ class Position:
             buf[i] = 1 if b[SQUARES88[i]] else 0
         return buf
 
-    def attacked(self, sq, by):
-        """Is the 0x88 square attacked by the side `by` (WHITE or BLACK)? Allocates nothing.
-
-        Walks the eight lines out of sq to the first piece on each: one of `by`'s pieces there
-        attacks sq if _ATTACKS says its type reaches that far in that direction (a slider at any
-        distance, a king or pawn next to it). Knights jump, so they are looked up apart."""
-        b = self.board
-        n = KNIGHT | by
-        for d in _KNIGHT_STEPS:
-            t = sq + d
-            if not t & 0x88 and b[t] == n:
-                return True
-        for d in _KING_STEPS:
-            t = sq + d
-            while not t & 0x88:
-                p = b[t]
-                if p:
-                    if p & 8 == by:
-                        kind = p & 7
-                        diff = sq - t  # from the attacker to the square
-                        if kind == PAWN and by == BLACK:
-                            diff = -diff  # black pawns capture downwards: the table is white's
-                        if _ATTACKS[diff + 119] & (1 << kind):
-                            return True
-                    break
-                t += d
-        return False
-
     def is_check(self):
         return self.attacked(self.kings[self.side], self.side ^ 8)
 
@@ -476,110 +444,10 @@ class Position:
             t += step
         return True
 
-    # ------------------------------------------------------------------ make / unmake
-
-    def make(self, m):
-        """Play a move (assumed legal). Undo with unmake()."""
-        b = self.board
-        frm = m & 127
-        to = (m >> 7) & 127
-        flag = m >> 14
-        p = b[frm]
-        cap = b[to]
-        z = self.zkey
-        st = self._stack
-        sp = self._sp
-        if sp + 3 > len(st):
-            st.extend(_STACK_CHUNK)
-        # Undo record: the move, the captured piece and old castling rights; old ep and clock; key.
-        st[sp] = m | cap << 17 | self.castling << 21
-        st[sp + 1] = self.ep | self.halfmove << 8
-        st[sp + 2] = z
-        self._sp = sp + 3
-        us = self.side
-        b[frm] = 0
-        b[to] = p
-        z ^= ZOBRIST[p << 6 | SQ64[frm]] ^ ZOBRIST[p << 6 | SQ64[to]]
-        if cap:
-            z ^= ZOBRIST[cap << 6 | SQ64[to]]
-            self.halfmove = 0
-        elif p & 7 == PAWN:
-            self.halfmove = 0
-        else:
-            self.halfmove += 1
-        self.ep = NO_SQUARE
-        if flag:
-            if flag == MOVE_DOUBLE_PUSH:
-                self.ep = (frm + to) >> 1
-            elif flag == MOVE_EN_PASSANT:
-                v = to - 16 if us == WHITE else to + 16
-                cap = b[v]
-                b[v] = 0
-                z ^= ZOBRIST[cap << 6 | SQ64[v]]
-            elif flag == MOVE_CASTLING:
-                if to > frm:
-                    rf = to + 1
-                    rt = to - 1
-                else:
-                    rf = to - 2
-                    rt = to + 1
-                r = b[rf]
-                b[rf] = 0
-                b[rt] = r
-                z ^= ZOBRIST[r << 6 | SQ64[rf]] ^ ZOBRIST[r << 6 | SQ64[rt]]
-            else:
-                q = (flag - 2) | us
-                b[to] = q
-                z ^= ZOBRIST[p << 6 | SQ64[to]] ^ ZOBRIST[q << 6 | SQ64[to]]
-        if p & 7 == KING:
-            self.kings[us] = to
-        c = self.castling
-        if c:
-            n = c & _CASTLE_KEEP[frm] & _CASTLE_KEEP[to]
-            if n != c:
-                z ^= ZOBRIST[_Z_CASTLE + c] ^ ZOBRIST[_Z_CASTLE + n]
-                self.castling = n
-        if us == BLACK:
-            self.fullmove += 1
-        self.side = us ^ 8
-        self.zkey = z ^ Z_SIDE
-
-    def unmake(self):
-        """Take back the last move made."""
-        st = self._stack
-        sp = self._sp - 3
-        self._sp = sp
-        self.zkey = st[sp + 2]
-        w = st[sp + 1]
-        self.ep = w & 255
-        self.halfmove = w >> 8
-        w = st[sp]
-        self.castling = (w >> 21) & 15
-        cap = (w >> 17) & 15
-        frm = w & 127
-        to = (w >> 7) & 127
-        flag = (w >> 14) & 7
-        b = self.board
-        us = self.side ^ 8
-        self.side = us
-        if us == BLACK:
-            self.fullmove -= 1
-        p = b[to]
-        if flag >= MOVE_PROMOTE_KNIGHT:
-            p = PAWN | us
-        b[frm] = p
-        b[to] = cap
-        if p & 7 == KING:
-            self.kings[us] = frm
-            if flag == MOVE_CASTLING:
-                if to > frm:
-                    b[to + 1] = b[to - 1]
-                    b[to - 1] = 0
-                else:
-                    b[to - 2] = b[to + 1]
-                    b[to + 1] = 0
-        elif flag == MOVE_EN_PASSANT:
-            b[to - 16 if us == WHITE else to + 16] = PAWN | (us ^ 8)
+    # ------------------------------------------------------------------ make / unmake, legal moves
+    # make(m), unmake(), attacked(sq88, by), generate_legal(out, only=-1) and has_legal_move() are
+    # the hot paths: use_native() below puts them on the class, from core/position_native.py
+    # (viper) where the runtime compiles it, else from core/position_plain.py.
 
     def moves_made(self):
         """The moves made with make() and not unmade, oldest first (a new list)."""
@@ -590,283 +458,12 @@ class Position:
         """The last move made with make(), or 0."""
         return self._stack[self._sp - 3] & 0x1FFFF if self._sp else 0
 
-    def _prepare(self):
-        """Find pins and checks on the side to move's king. Marks pinned pieces in self._pin with the
-        line they are pinned along and, in single check, the squares that stop it in self._evade.
-        Returns the number of checkers (0, 1 or 2). Call _release() afterwards."""
-        b = self.board
-        us = self.side
-        them = us ^ 8
-        k = self.kings[us]
-        pins = self._pinned
-        npins = 0
-        checks = 0
-        evade = self._evade
-        # Pawns and knights can only check directly.
-        pawn = PAWN | them
-        ahead = 1 if us == WHITE else -1  # enemy pawns that check stand ahead of the king
-        for d in _PAWN_DIAGONALS:
-            t = k + d * ahead
-            if not t & 0x88 and b[t] == pawn:
-                checks += 1
-                evade[t] = 1
-        n = KNIGHT | them
-        for d in _KNIGHT_STEPS:
-            t = k + d
-            if not t & 0x88 and b[t] == n:
-                checks += 1
-                evade[t] = 1
-        q = QUEEN | them
-        for d in _KING_STEPS:
-            slider = (ROOK | them) if d == 16 or d == -16 or d == 1 or d == -1 else (BISHOP | them)
-            t = k + d
-            mine = NO_SQUARE
-            while not t & 0x88:
-                p = b[t]
-                if p:
-                    if p & 8 == us:
-                        if mine != NO_SQUARE:
-                            break
-                        mine = t
-                    else:
-                        if p == slider or p == q:
-                            if mine == NO_SQUARE:
-                                checks += 1
-                                s = k + d
-                                while s != t:
-                                    evade[s] = 1
-                                    s += d
-                                evade[t] = 1
-                            else:
-                                self._pin[mine] = d if d > 0 else -d
-                                pins[npins] = mine
-                                npins += 1
-                        break
-                t += d
-        self._npins = npins
-        return checks
-
-    def _pin_line(self, sq):
-        """The line (1, 15, 16 or 17) along which the side to move's piece on sq is pinned to its
-        king, or 0."""
-        k = self.kings[self.side]
-        d = sq - k
-        line = _LINE[d + 119]
-        if not line:
-            return 0
-        step = line if d > 0 else -line
-        b = self.board
-        t = k + step
-        while t != sq:
-            if b[t]:
-                return 0  # another piece stands between the king and this one
-            t += step
-        t += step
-        while not t & 0x88:
-            p = b[t]
-            if p:
-                if p & 8 == self.side:
-                    return 0
-                kind = p & 7
-                if kind == QUEEN or kind == (ROOK if line == 1 or line == 16 else BISHOP):
-                    return line
-                return 0
-            t += step
-        return 0
-
-    def _release(self):
-        """Clear the scratch marks _prepare() set."""
-        pins = self._pinned
-        for i in range(self._npins):
-            self._pin[pins[i]] = 0
-        e = self._evade
-        for sq in SQUARES88:
-            if e[sq]:
-                e[sq] = 0
-
-    def generate_legal(self, out, only=-1):
-        """Append the legal moves to the list `out` (of the piece on square `only` (0..63) if given).
-        Returns out."""
-        if only >= 0 and not self.attacked(self.kings[self.side], self.side ^ 8):
-            # One piece, not in check (the LEDs on a lift): only this piece's pin matters, which
-            # costs one walk along one line instead of eight.
-            frm = SQUARES88[only]
-            pin = self._pin_line(frm)
-            self._pin[frm] = pin
-            self._piece_moves(out, frm, 0)
-            self._pin[frm] = 0
-            return out
-        checks = self._prepare()
-        if only < 0:
-            for sq in SQUARES88:
-                self._piece_moves(out, sq, checks)
-        else:
-            self._piece_moves(out, SQUARES88[only], checks)
-        if checks:
-            self._release()
-        elif self._npins:
-            pins = self._pinned
-            for i in range(self._npins):
-                self._pin[pins[i]] = 0
-        return out
-
     def legal_moves(self):
         return self.generate_legal([])
 
     def legal_moves_from(self, sq64, out):
         """The legal moves of the piece on one square: what the LEDs show when it is lifted."""
         return self.generate_legal(out, sq64)
-
-    def has_legal_move(self):
-        """Is there at least one legal move? (stops at the first piece that has one)"""
-        checks = self._prepare()
-        out = []
-        found = False
-        for sq in SQUARES88:
-            if self._piece_moves(out, sq, checks):
-                found = True
-                break
-        if checks:
-            self._release()
-        else:
-            pins = self._pinned
-            for i in range(self._npins):
-                self._pin[pins[i]] = 0
-        return found
-
-    def _piece_moves(self, out, frm, checks):
-        """Append the legal moves of the piece on frm (if it belongs to the side to move).
-        Returns how many were appended."""
-        b = self.board
-        p = b[frm]
-        us = self.side
-        if not p or p & 8 != us:
-            return 0
-        kind = p & 7
-        start = len(out)
-        en_passant = 0
-        if kind == KING:
-            return self._king_moves(out, frm, checks)
-        if checks > 1:
-            return 0  # double check: only the king may move
-        if kind == PAWN:
-            if us == WHITE:
-                fwd = 16
-                last = 0x60  # from the 7th rank a push promotes
-                home = 0x10
-            else:
-                fwd = -16
-                last = 0x10
-                home = 0x60
-            rank_base = frm & 0x70
-            t = frm + fwd
-            if not b[t]:
-                if rank_base == last:
-                    for f in (7, 6, 5, 4):
-                        out.append(frm | t << 7 | f << 14)
-                else:
-                    out.append(frm | t << 7)
-                    if rank_base == home and not b[t + fwd]:
-                        out.append(frm | (t + fwd) << 7 | MOVE_DOUBLE_PUSH << 14)
-            for side_step in _SIDE_STEPS:
-                t = frm + fwd + side_step
-                if t & 0x88:
-                    continue
-                c = b[t]
-                if c and c & 8 != us:
-                    if rank_base == last:
-                        for f in (7, 6, 5, 4):
-                            out.append(frm | t << 7 | f << 14)
-                    else:
-                        out.append(frm | t << 7)
-                elif t == self.ep:
-                    # En passant can uncover a check along the rank (both pawns leave it) or take a
-                    # checking pawn: it is rare, so it is tried on the board and added after the filter.
-                    m = frm | t << 7 | MOVE_EN_PASSANT << 14
-                    self.make(m)
-                    if not self.attacked(self.kings[us], us ^ 8):
-                        en_passant = m
-                    self.unmake()
-        elif kind == KNIGHT:
-            if self._pin[frm]:
-                return 0  # a pinned knight can never move
-            for d in _KNIGHT_STEPS:
-                t = frm + d
-                if not t & 0x88:
-                    c = b[t]
-                    if not c or c & 8 != us:
-                        out.append(frm | t << 7)
-        else:
-            if kind == BISHOP:
-                steps = _BISHOP_STEPS
-            elif kind == ROOK:
-                steps = _ROOK_STEPS
-            else:
-                steps = _KING_STEPS
-            for d in steps:
-                t = frm + d
-                while not t & 0x88:
-                    c = b[t]
-                    if c:
-                        if c & 8 != us:
-                            out.append(frm | t << 7)
-                        break
-                    out.append(frm | t << 7)
-                    t += d
-        pin = self._pin[frm]
-        if pin or checks:
-            # Keep only moves along the pin line and, in check, those that capture or block the checker.
-            k = self.kings[us]
-            evade = self._evade
-            j = start
-            n = len(out)
-            for i in range(start, n):
-                m = out[i]
-                t = (m >> 7) & 127
-                if pin and _LINE[t - k + 119] != pin:
-                    continue
-                if checks and not evade[t]:
-                    continue
-                out[j] = m
-                j += 1
-            while len(out) > j:
-                out.pop()
-        if en_passant:
-            out.append(en_passant)
-        return len(out) - start
-
-    def _king_moves(self, out, k, checks):
-        b = self.board
-        us = self.side
-        them = us ^ 8
-        n = 0
-        b[k] = 0  # the king must not shield a square from a slider that checks it
-        for d in _KING_STEPS:
-            t = k + d
-            if not t & 0x88:
-                c = b[t]
-                if (not c or c & 8 != us) and not self.attacked(t, them):
-                    out.append(k | t << 7)
-                    n += 1
-        b[k] = KING | us
-        if checks or not self.castling:
-            return n
-        c = self.castling
-        if us == WHITE:
-            if c & WHITE_KINGSIDE and not b[_F1] and not b[_G1] and not self.attacked(_F1, them) and not self.attacked(_G1, them):
-                out.append(_E1 | _G1 << 7 | MOVE_CASTLING << 14)
-                n += 1
-            if c & WHITE_QUEENSIDE and not b[_D1] and not b[_C1] and not b[_C1 - 1] and not self.attacked(_D1, them) and not self.attacked(_C1, them):
-                out.append(_E1 | _C1 << 7 | MOVE_CASTLING << 14)
-                n += 1
-        else:
-            if c & BLACK_KINGSIDE and not b[_F8] and not b[_G8] and not self.attacked(_F8, them) and not self.attacked(_G8, them):
-                out.append(_E8 | _G8 << 7 | MOVE_CASTLING << 14)
-                n += 1
-            if c & BLACK_QUEENSIDE and not b[_D8] and not b[_C8] and not b[_C8 - 1] and not self.attacked(_D8, them) and not self.attacked(_C8, them):
-                out.append(_E8 | _C8 << 7 | MOVE_CASTLING << 14)
-                n += 1
-        return n
 
     def has_legal_en_passant(self):
         """Can the side to move capture en passant right now? (FIDE 9.2.3: only then does the
@@ -968,3 +565,27 @@ class Position:
             n += self.perft_bulk(depth - 1)
             self.unmake()
         return n
+
+
+
+def use_native(on):
+    """Give Position its make, unmake, attack test and legal-move generator: the native ones of
+    core/position_native.py (on=True, where the runtime compiles viper) or the plain Python ones of
+    core/position_plain.py. Returns whether the native ones are in use. Chosen once at import; the
+    tests switch to check that both give the same answers."""
+    if on and _native:
+        _native.install(Position, _ATTACKS, _LINE, ZOBRIST, SQ64, _CASTLE_KEEP, _STACK_CHUNK)
+        return True
+    from core import position_plain
+
+    position_plain.install(Position)
+    return False
+
+
+try:
+    # The RP2040 and the unix port compile viper; CPython has no native emitter (ImportError) and
+    # MicroPython's WebAssembly build refuses the decorator as the module compiles (SyntaxError).
+    from core import position_native as _native
+except (ImportError, SyntaxError):
+    _native = None
+NATIVE = use_native(True)

@@ -21,6 +21,13 @@ from core.position import (
 )
 from heap import can_count_bytes
 
+try:
+    from unittest import SkipTest  # pytest reports this as a skip too
+except ImportError:  # MicroPython: run_portable counts any exception class named SkipTest as a skip
+
+    class SkipTest(Exception):
+        pass
+
 MICROPYTHON = sys.implementation.name == "micropython"
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -365,3 +372,62 @@ def test_game_status_on_resign_and_agreement():
     assert g.result == "1/2-1/2" and g.reason == "agreement"
     assert g.position.piece_at(parse_square("e4")) == 1 and move_to(g.moves[0]) == parse_square("e4")
     assert QUEEN == 5
+
+
+# Positions with every special move: castling both ways (and through attacked squares), en passant
+# (also the one that uncovers a check along the rank), promotions and under-promotions, pins,
+# single and double check.
+_BOTH_PATHS = (
+    KIWIPETE,
+    MIDDLEGAME,
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "8/8/8/KPp4r/8/8/8/7k w - c6 0 2",
+    "4k3/8/8/8/8/8/4r3/R3K2R w KQ - 0 1",
+    "4k3/8/8/1b6/8/8/8/R3K2R w KQ - 0 1",
+)
+
+
+def _walk(p, depth, record):
+    """Record, for each position `depth` plies around p: the full legal list (in order), each
+    square's list, the attack map of both sides, and the state after each make/unmake."""
+    moves = p.generate_legal([])
+    record.append(tuple(moves))
+    for sq in range(64):
+        record.append(tuple(p.legal_moves_from(sq, [])))
+    record.append(bytes(1 if p.attacked(s88, by) else 0 for by in (WHITE, BLACK) for s88 in SQUARES88))
+    record.append((p.is_check(), p.has_legal_move()))
+    for m in moves:
+        p.make(m)
+        record.append((bytes(p.board), bytes(p.kings), p.side, p.castling, p.ep, p.halfmove, p.fullmove, p.zkey))
+        if depth > 1:
+            _walk(p, depth - 1, record)
+        p.unmake()
+    record.append((bytes(p.board), p.zkey, p.castling, p.ep, p.halfmove, p.fullmove, p.moves_made()))
+
+
+def test_native_and_plain_paths_give_the_same_answers():
+    # position.py takes make/unmake, the attack test and the generator from position_native.py
+    # (viper) where the runtime compiles it: the Pico and the unix port. Both paths must agree move
+    # for move, in the same order (the referee and the LEDs see the list as it comes).
+    import core.position as position
+
+    if not position.NATIVE:
+        assert not position.use_native(True)  # CPython and WebAssembly: the plain path only
+        raise SkipTest("no native emitter on this runtime: the plain path is the only one")
+    try:
+        for fen in _BOTH_PATHS:
+            answers = []
+            for native in (True, False):
+                assert position.use_native(native) == native
+                record = []
+                _walk(Position(fen), 1, record)
+                answers.append(record)
+            assert answers[0] == answers[1], fen
+        position.use_native(False)
+        plain = Position(KIWIPETE).perft(3)
+        position.use_native(True)
+        assert Position(KIWIPETE).perft(3) == plain == 97862
+    finally:
+        position.use_native(True)
