@@ -111,6 +111,7 @@ def _fill_tables():
 
 
 _fill_tables()
+del _fill_tables  # run once: its bytecode need not stay in the Pico's RAM
 
 # Castling rights that survive a move from or to each square (a king or rook leaving or being captured).
 _CASTLE_KEEP = bytearray(b"\x0f" * 128)
@@ -142,6 +143,7 @@ def _zobrist_table():
 
 
 ZOBRIST = _zobrist_table()
+del _zobrist_table
 Z_SIDE = ZOBRIST[1048]
 
 
@@ -583,9 +585,10 @@ def use_native(on):
 
 
 try:
-    # The RP2040 and the unix port compile viper; CPython has no native emitter (ImportError) and
-    # MicroPython's WebAssembly build refuses the decorator as the module compiles (SyntaxError).
+    # The RP2040 and the unix port compile viper; CPython has no native emitter (ImportError),
+    # MicroPython's WebAssembly build refuses the decorator as the module compiles (SyntaxError),
+    # and an .mpy compiled for the Pico's armv6m does not load on a PC's port (ValueError).
     from core import position_native as _native
-except (ImportError, SyntaxError):
+except (ImportError, SyntaxError, ValueError):
     _native = None
 NATIVE = use_native(True)
