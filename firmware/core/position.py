@@ -40,7 +40,9 @@ BLACK_QUEENSIDE = const(8)
 
 NO_SQUARE = const(0x88)  # off the board: also the "no en-passant square" value
 
-_STACK_CHUNK = bytes(4 * 3 * 32)  # the undo stack grows by 32 plies at a time
+# The undo stack grows by 32 plies (3 words each) at a time; the zero bytes are made when needed, so
+# that no 384-byte block stays in the Pico's RAM for it.
+STACK_CHUNK_BYTES = const(4 * 3 * 32)
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
@@ -225,7 +227,7 @@ class Position:
         self.fullmove = 1
         self.zkey = 0
         # Undo records, three 32-bit words per move made (see make()): 12 bytes a ply on any runtime.
-        self._stack = array("i", _STACK_CHUNK)
+        self._stack = array("i", bytes(STACK_CHUNK_BYTES))
         self._sp = 0
         self.set_fen(fen)
 
@@ -538,20 +540,22 @@ class Position:
     def perft(self, depth):
         """Count the leaf nodes of the legal move tree, making and unmaking every move."""
         moves = self.generate_legal([])
+        make = self.make  # bound once: an attribute lookup less per node
+        unmake = self.unmake
         if depth <= 1:
             if depth <= 0:
                 return 1
             n = 0
             for m in moves:
-                self.make(m)
+                make(m)
                 n += 1
-                self.unmake()
+                unmake()
             return n
         n = 0
         for m in moves:
-            self.make(m)
+            make(m)
             n += self.perft(depth - 1)
-            self.unmake()
+            unmake()
         return n
 
     def perft_bulk(self, depth):
@@ -569,14 +573,13 @@ class Position:
         return n
 
 
-
 def use_native(on):
     """Give Position its make, unmake, attack test and legal-move generator: the native ones of
     core/position_native.py (on=True, where the runtime compiles viper) or the plain Python ones of
     core/position_plain.py. Returns whether the native ones are in use. Chosen once at import; the
     tests switch to check that both give the same answers."""
     if on and _native:
-        _native.install(Position, _ATTACKS, _LINE, ZOBRIST, SQ64, _CASTLE_KEEP, _STACK_CHUNK)
+        _native.install(Position, _ATTACKS, _LINE, ZOBRIST, SQ64, _CASTLE_KEEP)
         return True
     from core import position_plain
 

@@ -36,9 +36,12 @@ _CASTLE = const(3)  # MOVE_CASTLING
 _PROMOTE_KNIGHT = const(4)
 _Z_CASTLE = const(1024)
 _Z_SIDE = const(1048)
+_CHUNK_BYTES = const(384)  # position.STACK_CHUNK_BYTES: 32 plies of undo records
 
 # 0-7: knight jumps; 8-15: king steps (8-11 rook lines, 12-15 bishop lines); all + 64.
 _STEPS = bytes((97, 95, 82, 78, 50, 46, 33, 31, 80, 48, 65, 63, 81, 79, 49, 47))
+# The part of _STEPS each piece type (knight .. king) moves along: first, last + 1.
+_SPAN = bytes((0, 0, 0, 0, 0, 8, 12, 16, 8, 12, 8, 16, 8, 16))
 # The candidate moves of one piece, before the pin and check filter (a queen has at most 27).
 _BUF = array("i", bytes(4 * 32))
 
@@ -48,22 +51,17 @@ _LINE = None
 _ZOBRIST = None
 _SQ64 = None
 _KEEP = None
-_CHUNK = None
 
 
 @micropython.viper
 def attacked(self, sq: int, by: int) -> bool:
-    # Position.attacked's walk: knights looked up, then the eight lines to their first piece.
+    # Position.attacked's walk, to the first piece along each knight jump (one step) and each of
+    # the eight lines: one of `by`'s pieces there attacks sq if _ATTACKS says its type reaches
+    # that far in that direction (only a knight for a knight's jump).
     b = ptr8(self.board)
     steps = ptr8(_STEPS)
     atk = ptr8(_ATTACKS)
-    n = _KNIGHT | by
     i = 0
-    while i < 8:
-        t = sq + steps[i] - 64
-        if (t & 0x88) == 0 and b[t] == n:
-            return True
-        i += 1
     while i < 16:
         d = steps[i] - 64
         t = sq + d
@@ -77,6 +75,8 @@ def attacked(self, sq: int, by: int) -> bool:
                         diff = 0 - diff
                     if atk[diff + 119] & (1 << kind):
                         return True
+                break
+            if i < 8:
                 break
             t += d
         i += 1
@@ -97,7 +97,7 @@ def make(self, m: int):
     sp = int(self._sp)
     stack = self._stack
     if sp + 3 > int(len(stack)):
-        stack.extend(_CHUNK)
+        stack.extend(bytes(_CHUNK_BYTES))
     st = ptr32(stack)
     c = int(self.castling)
     half = int(self.halfmove)
@@ -129,12 +129,8 @@ def make(self, m: int):
             b[v] = 0
             z ^= zob[cap << 6 | sq64[v]]
         elif flag == _CASTLE:
-            if to > frm:
-                rf = to + 1
-                rt = to - 1
-            else:
-                rf = to - 2
-                rt = to + 1
+            rf = to + 1 if to > frm else to - 2  # the rook: h-file or a-file
+            rt = (frm + to) >> 1  # lands on the square the king crossed
             r = b[rf]
             b[rf] = 0
             b[rt] = r
@@ -188,12 +184,10 @@ def unmake(self):
         kings = ptr8(self.kings)
         kings[us] = frm
         if flag == _CASTLE:
-            if to > frm:
-                b[to + 1] = b[to - 1]
-                b[to - 1] = 0
-            else:
-                b[to - 2] = b[to + 1]
-                b[to + 1] = 0
+            rf = to + 1 if to > frm else to - 2
+            rt = (frm + to) >> 1
+            b[rf] = b[rt]
+            b[rt] = 0
     elif flag == _EP:
         b[to - 16 if us == _WHITE else to + 16] = _PAWN | (us ^ 8)
 
@@ -207,6 +201,7 @@ def _legal(self, out, only: int) -> int:
     b = ptr8(self.board)
     buf = ptr32(_BUF)
     steps = ptr8(_STEPS)
+    span = ptr8(_SPAN)
     line = ptr8(_LINE)
     us = int(self.side)
     them = us ^ 8
@@ -260,19 +255,10 @@ def _legal(self, out, only: int) -> int:
                     ep_move = sq | t << 7 | _EP << 14
         else:
             # Knights and kings step once along their lines, bishops, rooks and queens slide.
-            i = 0
-            stop = 8
-            if kind == _BISHOP:
-                i = 12
-                stop = 16
-            elif kind == _ROOK:
-                i = 8
-                stop = 12
-            elif kind != _KNIGHT:
-                i = 8
-                stop = 16
+            i = span[kind * 2]
+            stop = span[kind * 2 + 1]
             slide = 0
-            if kind == _BISHOP or kind == _ROOK or kind == _QUEEN:
+            if kind != _KNIGHT and kind != _KING:
                 slide = 1
             while i < stop:
                 d = steps[i] - 64
@@ -326,22 +312,24 @@ def _legal(self, out, only: int) -> int:
             if not bad:
                 out.append(ep_move)
                 total += 1
-        c = int(self.castling)
-        if kind == _KING and c and check == 0:
-            base = 0
+        c = 0
+        if kind == _KING:
+            c = int(self.castling)
+        if c and check == 0:
+            e = sq  # e1 or e8: a king with a castling right has not moved
             if us != _WHITE:
-                base = 0x70
                 c = c >> 2
             # FIDE 3.8.2: king and rook unmoved, the squares between them empty, the king neither
-            # in check nor passing or landing on an attacked square.
-            if (c & 1) and b[base + 5] == 0 and b[base + 6] == 0:
-                if not attacked(self, base + 5, them) and not attacked(self, base + 6, them):
-                    out.append((base + 4) | (base + 6) << 7 | _CASTLE << 14)
-                    total += 1
-            if (c & 2) and b[base + 3] == 0 and b[base + 2] == 0 and b[base + 1] == 0:
-                if not attacked(self, base + 3, them) and not attacked(self, base + 2, them):
-                    out.append((base + 4) | (base + 2) << 7 | _CASTLE << 14)
-                    total += 1
+            # in check nor passing or landing on an attacked square. Kingside first, as listed in
+            # position_plain.py; the queenside rook also passes b1/b8, which may be attacked.
+            wing = 1
+            while wing >= -1:
+                if (c & 1) and b[e + wing] == 0 and b[e + 2 * wing] == 0 and (wing == 1 or b[e - 3] == 0):
+                    if not attacked(self, e + wing, them) and not attacked(self, e + 2 * wing, them):
+                        out.append(e | (e + 2 * wing) << 7 | _CASTLE << 14)
+                        total += 1
+                c = c >> 1
+                wing -= 2
         sq += 1
     return total
 
@@ -358,11 +346,11 @@ def has_legal_move(self):
     return _legal(self, [], -1) > 0
 
 
-def install(cls, attacks, line, zobrist, sq64, keep, chunk):
+def install(cls, attacks, line, zobrist, sq64, keep):
     """Put the native make, unmake, attack test and generator on the Position class; the tables
     come from core/position.py, which owns them."""
-    global _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP, _CHUNK
-    _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP, _CHUNK = attacks, line, zobrist, sq64, keep, chunk
+    global _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP
+    _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP = attacks, line, zobrist, sq64, keep
     cls.make = make
     cls.unmake = unmake
     cls.attacked = attacked

@@ -16,7 +16,6 @@ from core.position import (
     _PAWN_DIAGONALS,
     _ROOK_STEPS,
     _SIDE_STEPS,
-    _STACK_CHUNK,
     BISHOP,
     BLACK,
     BLACK_KINGSIDE,
@@ -33,6 +32,7 @@ from core.position import (
     ROOK,
     SQ64,
     SQUARES88,
+    STACK_CHUNK_BYTES,
     WHITE,
     WHITE_KINGSIDE,
     WHITE_QUEENSIDE,
@@ -102,7 +102,7 @@ def make(self, m):
     st = self._stack
     sp = self._sp
     if sp + 3 > len(st):
-        st.extend(_STACK_CHUNK)
+        st.extend(bytes(STACK_CHUNK_BYTES))
     # Undo record: the move, the captured piece and old castling rights; old ep and clock; key.
     st[sp] = m | cap << 17 | self.castling << 21
     st[sp + 1] = self.ep | self.halfmove << 8
@@ -302,8 +302,12 @@ def generate_legal(self, out, only=-1):
         return out
     checks = _prepare(self)
     if only < 0:
+        b = self.board
+        us = self.side
         for sq in SQUARES88:
-            _piece_moves(self, out, sq, checks)
+            p = b[sq]
+            if p and p & 8 == us:  # tested here: a call per empty square costs more than the test
+                _piece_moves(self, out, sq, checks)
     else:
         _piece_moves(self, out, SQUARES88[only], checks)
     if checks:
