@@ -76,10 +76,7 @@ RANK_NAMES = "12345678"
 
 _KNIGHT_STEPS = (33, 31, 18, 14, -14, -18, -31, -33)
 _KING_STEPS = (16, -16, 1, -1, 17, 15, -15, -17)
-_ROOK_STEPS = (16, -16, 1, -1)
-_BISHOP_STEPS = (17, 15, -15, -17)
 _PAWN_DIAGONALS = (15, 17)
-_SIDE_STEPS = (-1, 1)
 
 # The 64 board squares in 0x88, a1 first, and the conversions both ways.
 SQUARES88 = bytes(r * 16 + f for r in range(8) for f in range(8))
@@ -87,6 +84,7 @@ SQ88 = SQUARES88
 SQ64 = bytearray(128)
 for _i in range(64):
     SQ64[SQUARES88[_i]] = _i
+del _i
 
 # For a difference to - from (+119 so that it indexes from 0):
 # _LINE: the absolute unit step if the squares share a rank, file or diagonal (1, 16, 15, 17), else 0.
@@ -376,7 +374,11 @@ class Position:
                 row += str(empty)
             out.append(row)
         c = self.castling
-        rights = "".join("KQkq"[i] for i in range(4) if c & (1 << i)) or "-"
+        rights = ""
+        for i in range(4):
+            if c & (1 << i):
+                rights += "KQkq"[i]
+        rights = rights or "-"
         ep = "-"
         if self.ep != NO_SQUARE and (en_passant == "fen" or self.has_legal_en_passant()):
             ep = square_name(SQ64[self.ep])

@@ -8,14 +8,11 @@ from micropython import const
 
 from core.position import (
     _ATTACKS,
-    _BISHOP_STEPS,
     _CASTLE_KEEP,
     _KING_STEPS,
     _KNIGHT_STEPS,
     _LINE,
     _PAWN_DIAGONALS,
-    _ROOK_STEPS,
-    _SIDE_STEPS,
     BISHOP,
     BLACK,
     BLACK_KINGSIDE,
@@ -40,6 +37,9 @@ from core.position import (
     ZOBRIST,
 )
 
+_ROOK_STEPS = (16, -16, 1, -1)
+_BISHOP_STEPS = (17, 15, -15, -17)
+_SIDE_STEPS = (-1, 1)  # a pawn takes one file to either side
 _Z_CASTLE = const(1024)  # position.py's layout of ZOBRIST
 _C1 = const(2)
 _D1 = const(3)
