@@ -1,5 +1,5 @@
 """The USB link fuzz (host_tests/portable/test_fuzz_link.py) and its three dialects
-(test_link_dialects.py) on the MicroPython unix port, with a heap big enough (640 kB) to compile the whole
+(test_link_dialects.py) on the MicroPython unix port, with a heap big enough to compile the whole
 board from .py (at 200 kB the portable run skips them: the Pico loads .mpy files and needs no
 compiler memory)."""
 import os
@@ -16,9 +16,7 @@ def test_link_fuzz_on_micropython(module, tests):
     if not os.path.exists(MICROPYTHON):
         pytest.fail("no MicroPython in .venv: make test installs it")
     r = subprocess.run(
-        # 640 kB: compiling the rules core's viper module (core/position_native.py) from .py takes
-        # the unix port more than 512 kB left for the rest (the Pico loads it as .mpy).
-        [MICROPYTHON, "-X", "heapsize=640k", "host_tests/run_portable.py", module],
+        [MICROPYTHON, "-X", "heapsize=512k", "host_tests/run_portable.py", module],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert r.returncode == 0, r.stdout + r.stderr

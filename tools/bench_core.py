@@ -29,6 +29,7 @@ def _setup_path():
 
 _setup_path()
 
+from core import position  # noqa: E402
 from core.display import Display  # noqa: E402
 from core.game import Game  # noqa: E402
 from core.position import SQUARES88, WHITE, Position, move_from, parse_square  # noqa: E402
@@ -284,6 +285,10 @@ def main():
     quick = "--quick" in sys.argv
     mp = sys.implementation.name == "micropython"
     emit("runtime", sys.implementation.name, "", ".".join(str(v) for v in sys.implementation.version[:3]))
+    # The Pico picks the rules core's viper code at import; the unix port compiles it too when
+    # asked, so its column times the same code (CPython and WebAssembly have only the plain path).
+    native = position.use_native(True)
+    emit("rules_core_code", "viper" if native else "python", "", "make/unmake, attack test, legal moves: core/position_%s.py" % ("native" if native else "plain"))
     bench_loop()
     bench_perft(quick)
     bench_queries(3 if mp else 30)

@@ -89,8 +89,7 @@ def parse_args(argv):
 def run(fen, depth, divide, bulk, plain=False):
     from core.position import FenError, Position, move_uci, use_native
 
-    if plain:
-        use_native(False)
+    use_native(not plain)  # the unix port compiles the Pico's viper code too (position.py)
 
     try:
         position = Position(fen)

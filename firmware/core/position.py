@@ -10,6 +10,7 @@
 # A move is one small int: from88 | to88 << 7 | flag << 14, flag being one of the MOVE_* kinds
 # below (promotions: the flag names the piece). What was captured is read from the board when the
 # move is made and kept on the undo stack, so a move means the same thing in any position.
+import sys
 from array import array
 
 from micropython import const
@@ -40,9 +41,9 @@ BLACK_QUEENSIDE = const(8)
 
 NO_SQUARE = const(0x88)  # off the board: also the "no en-passant square" value
 
-# The undo stack grows by 32 plies (3 words each) at a time; the zero bytes are made when needed, so
-# that no 384-byte block stays in the Pico's RAM for it.
-STACK_CHUNK_BYTES = const(4 * 3 * 32)
+# The undo stack grows by 32 plies (3 words each) at a time. The zeros stay allocated: making them
+# anew at each growth would leave 384-byte holes in the heap.
+STACK_CHUNK = bytes(4 * 3 * 32)
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
@@ -225,7 +226,7 @@ class Position:
         self.fullmove = 1
         self.zkey = 0
         # Undo records, three 32-bit words per move made (see make()): 12 bytes a ply on any runtime.
-        self._stack = array("i", bytes(STACK_CHUNK_BYTES))
+        self._stack = array("i", STACK_CHUNK)
         self._sp = 0
         self.set_fen(fen)
 
@@ -374,11 +375,7 @@ class Position:
                 row += str(empty)
             out.append(row)
         c = self.castling
-        rights = ""
-        for i in range(4):
-            if c & (1 << i):
-                rights += "KQkq"[i]
-        rights = rights or "-"
+        rights = "".join("KQkq"[i] for i in range(4) if c & (1 << i)) or "-"
         ep = "-"
         if self.ep != NO_SQUARE and (en_passant == "fen" or self.has_legal_en_passant()):
             ep = square_name(SQ64[self.ep])
@@ -578,22 +575,31 @@ class Position:
 def use_native(on):
     """Give Position its make, unmake, attack test and legal-move generator: the native ones of
     core/position_native.py (on=True, where the runtime compiles viper) or the plain Python ones of
-    core/position_plain.py. Returns whether the native ones are in use. Chosen once at import; the
-    tests switch to check that both give the same answers."""
-    if on and _native:
-        _native.install(Position, _ATTACKS, _LINE, ZOBRIST, SQ64, _CASTLE_KEEP)
-        return True
+    core/position_plain.py. Returns whether the native ones are in use."""
+    global _native
+    if on:
+        if _native is None:
+            try:
+                from core import position_native
+
+                _native = position_native
+            except (ImportError, SyntaxError, ValueError):
+                # CPython has no native emitter (ImportError), MicroPython's WebAssembly build
+                # refuses the decorator as the module compiles (SyntaxError), and an .mpy compiled
+                # for the Pico's armv6m does not load on a PC's port (ValueError).
+                _native = False
+        if _native:
+            _native.install(Position, _ATTACKS, _LINE, ZOBRIST, SQ64, _CASTLE_KEEP, STACK_CHUNK)
+            return True
     from core import position_plain
 
     position_plain.install(Position)
     return False
 
 
-try:
-    # The RP2040 and the unix port compile viper; CPython has no native emitter (ImportError),
-    # MicroPython's WebAssembly build refuses the decorator as the module compiles (SyntaxError),
-    # and an .mpy compiled for the Pico's armv6m does not load on a PC's port (ValueError).
-    from core import position_native as _native
-except (ImportError, SyntaxError, ValueError):
-    _native = None
-NATIVE = use_native(True)
+# Chosen once at import: the Pico (rp2 port) runs the native paths, which a measurement on the chip
+# asked for; every other runtime the plain ones, unless a test or tool asks for native code with
+# use_native(True) (the unix port compiles viper too: compiling it from .py costs a PC's port heap
+# that the firmware's .py tests, capped like the Pico's, do not have to spare).
+_native = None
+NATIVE = use_native(sys.platform == "rp2")

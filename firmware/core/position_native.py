@@ -36,7 +36,6 @@ _CASTLE = const(3)  # MOVE_CASTLING
 _PROMOTE_KNIGHT = const(4)
 _Z_CASTLE = const(1024)
 _Z_SIDE = const(1048)
-_CHUNK_BYTES = const(384)  # position.STACK_CHUNK_BYTES: 32 plies of undo records
 
 # 0-7: knight jumps; 8-15: king steps (8-11 rook lines, 12-15 bishop lines); all + 64.
 _STEPS = bytes((97, 95, 82, 78, 50, 46, 33, 31, 80, 48, 65, 63, 81, 79, 49, 47))
@@ -51,6 +50,7 @@ _LINE = None
 _ZOBRIST = None
 _SQ64 = None
 _KEEP = None
+_CHUNK = None
 
 
 @micropython.viper
@@ -97,7 +97,7 @@ def make(self, m: int):
     sp = int(self._sp)
     stack = self._stack
     if sp + 3 > int(len(stack)):
-        stack.extend(bytes(_CHUNK_BYTES))
+        stack.extend(_CHUNK)
     st = ptr32(stack)
     c = int(self.castling)
     half = int(self.halfmove)
@@ -346,11 +346,11 @@ def has_legal_move(self):
     return _legal(self, [], -1) > 0
 
 
-def install(cls, attacks, line, zobrist, sq64, keep):
+def install(cls, attacks, line, zobrist, sq64, keep, chunk):
     """Put the native make, unmake, attack test and generator on the Position class; the tables
     come from core/position.py, which owns them."""
-    global _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP
-    _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP = attacks, line, zobrist, sq64, keep
+    global _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP, _CHUNK
+    _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP, _CHUNK = attacks, line, zobrist, sq64, keep, chunk
     cls.make = make
     cls.unmake = unmake
     cls.attacked = attacked

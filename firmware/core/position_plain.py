@@ -13,29 +13,31 @@ from core.position import (
     _KNIGHT_STEPS,
     _LINE,
     _PAWN_DIAGONALS,
-    BISHOP,
-    BLACK,
-    BLACK_KINGSIDE,
-    BLACK_QUEENSIDE,
-    KING,
-    KNIGHT,
-    MOVE_CASTLING,
-    MOVE_DOUBLE_PUSH,
-    MOVE_EN_PASSANT,
-    MOVE_PROMOTE_KNIGHT,
-    NO_SQUARE,
-    PAWN,
-    QUEEN,
-    ROOK,
     SQ64,
     SQUARES88,
-    STACK_CHUNK_BYTES,
-    WHITE,
-    WHITE_KINGSIDE,
-    WHITE_QUEENSIDE,
+    STACK_CHUNK,
     Z_SIDE,
     ZOBRIST,
 )
+
+# position.py's piece codes, move kinds and castling bits, folded into the bytecode here.
+_PAWN = const(1)
+_KNIGHT = const(2)
+_BISHOP = const(3)
+_ROOK = const(4)
+_QUEEN = const(5)
+_KING = const(6)
+_WHITE = const(0)
+_BLACK = const(8)
+_MOVE_DOUBLE_PUSH = const(1)
+_MOVE_EN_PASSANT = const(2)
+_MOVE_CASTLING = const(3)
+_MOVE_PROMOTE_KNIGHT = const(4)
+_WHITE_KINGSIDE = const(1)
+_WHITE_QUEENSIDE = const(2)
+_BLACK_KINGSIDE = const(4)
+_BLACK_QUEENSIDE = const(8)
+_NO_SQUARE = const(0x88)
 
 _ROOK_STEPS = (16, -16, 1, -1)
 _BISHOP_STEPS = (17, 15, -15, -17)
@@ -62,13 +64,13 @@ _NPINS = bytearray(1)
 
 
 def attacked(self, sq, by):
-    """Is the 0x88 square attacked by the side `by` (WHITE or BLACK)? Allocates nothing.
+    """Is the 0x88 square attacked by the side `by` (_WHITE or _BLACK)? Allocates nothing.
 
     Walks the eight lines out of sq to the first piece on each: one of `by`'s pieces there
     attacks sq if _ATTACKS says its type reaches that far in that direction (a slider at any
     distance, a king or pawn next to it). Knights jump, so they are looked up apart."""
     b = self.board
-    n = KNIGHT | by
+    n = _KNIGHT | by
     for d in _KNIGHT_STEPS:
         t = sq + d
         if not t & 0x88 and b[t] == n:
@@ -81,7 +83,7 @@ def attacked(self, sq, by):
                 if p & 8 == by:
                     kind = p & 7
                     diff = sq - t  # from the attacker to the square
-                    if kind == PAWN and by == BLACK:
+                    if kind == _PAWN and by == _BLACK:
                         diff = -diff  # black pawns capture downwards: the table is white's
                     if _ATTACKS[diff + 119] & (1 << kind):
                         return True
@@ -102,7 +104,7 @@ def make(self, m):
     st = self._stack
     sp = self._sp
     if sp + 3 > len(st):
-        st.extend(bytes(STACK_CHUNK_BYTES))
+        st.extend(STACK_CHUNK)
     # Undo record: the move, the captured piece and old castling rights; old ep and clock; key.
     st[sp] = m | cap << 17 | self.castling << 21
     st[sp + 1] = self.ep | self.halfmove << 8
@@ -115,20 +117,20 @@ def make(self, m):
     if cap:
         z ^= ZOBRIST[cap << 6 | SQ64[to]]
         self.halfmove = 0
-    elif p & 7 == PAWN:
+    elif p & 7 == _PAWN:
         self.halfmove = 0
     else:
         self.halfmove += 1
-    self.ep = NO_SQUARE
+    self.ep = _NO_SQUARE
     if flag:
-        if flag == MOVE_DOUBLE_PUSH:
+        if flag == _MOVE_DOUBLE_PUSH:
             self.ep = (frm + to) >> 1
-        elif flag == MOVE_EN_PASSANT:
-            v = to - 16 if us == WHITE else to + 16
+        elif flag == _MOVE_EN_PASSANT:
+            v = to - 16 if us == _WHITE else to + 16
             cap = b[v]
             b[v] = 0
             z ^= ZOBRIST[cap << 6 | SQ64[v]]
-        elif flag == MOVE_CASTLING:
+        elif flag == _MOVE_CASTLING:
             if to > frm:
                 rf = to + 1
                 rt = to - 1
@@ -143,7 +145,7 @@ def make(self, m):
             q = (flag - 2) | us
             b[to] = q
             z ^= ZOBRIST[p << 6 | SQ64[to]] ^ ZOBRIST[q << 6 | SQ64[to]]
-    if p & 7 == KING:
+    if p & 7 == _KING:
         self.kings[us] = to
     c = self.castling
     if c:
@@ -151,7 +153,7 @@ def make(self, m):
         if n != c:
             z ^= ZOBRIST[_Z_CASTLE + c] ^ ZOBRIST[_Z_CASTLE + n]
             self.castling = n
-    if us == BLACK:
+    if us == _BLACK:
         self.fullmove += 1
     self.side = us ^ 8
     self.zkey = z ^ Z_SIDE
@@ -174,24 +176,24 @@ def unmake(self):
     b = self.board
     us = self.side ^ 8
     self.side = us
-    if us == BLACK:
+    if us == _BLACK:
         self.fullmove -= 1
     p = b[to]
-    if flag >= MOVE_PROMOTE_KNIGHT:
-        p = PAWN | us
+    if flag >= _MOVE_PROMOTE_KNIGHT:
+        p = _PAWN | us
     b[frm] = p
     b[to] = cap
-    if p & 7 == KING:
+    if p & 7 == _KING:
         self.kings[us] = frm
-        if flag == MOVE_CASTLING:
+        if flag == _MOVE_CASTLING:
             if to > frm:
                 b[to + 1] = b[to - 1]
                 b[to - 1] = 0
             else:
                 b[to - 2] = b[to + 1]
                 b[to + 1] = 0
-    elif flag == MOVE_EN_PASSANT:
-        b[to - 16 if us == WHITE else to + 16] = PAWN | (us ^ 8)
+    elif flag == _MOVE_EN_PASSANT:
+        b[to - 16 if us == _WHITE else to + 16] = _PAWN | (us ^ 8)
 
 
 def _prepare(self):
@@ -207,34 +209,34 @@ def _prepare(self):
     checks = 0
     evade = _EVADE
     # Pawns and knights can only check directly.
-    pawn = PAWN | them
-    ahead = 1 if us == WHITE else -1  # enemy pawns that check stand ahead of the king
+    pawn = _PAWN | them
+    ahead = 1 if us == _WHITE else -1  # enemy pawns that check stand ahead of the king
     for d in _PAWN_DIAGONALS:
         t = k + d * ahead
         if not t & 0x88 and b[t] == pawn:
             checks += 1
             evade[t] = 1
-    n = KNIGHT | them
+    n = _KNIGHT | them
     for d in _KNIGHT_STEPS:
         t = k + d
         if not t & 0x88 and b[t] == n:
             checks += 1
             evade[t] = 1
-    q = QUEEN | them
+    q = _QUEEN | them
     for d in _KING_STEPS:
-        slider = (ROOK | them) if d == 16 or d == -16 or d == 1 or d == -1 else (BISHOP | them)
+        slider = (_ROOK | them) if d == 16 or d == -16 or d == 1 or d == -1 else (_BISHOP | them)
         t = k + d
-        mine = NO_SQUARE
+        mine = _NO_SQUARE
         while not t & 0x88:
             p = b[t]
             if p:
                 if p & 8 == us:
-                    if mine != NO_SQUARE:
+                    if mine != _NO_SQUARE:
                         break
                     mine = t
                 else:
                     if p == slider or p == q:
-                        if mine == NO_SQUARE:
+                        if mine == _NO_SQUARE:
                             checks += 1
                             s = k + d
                             while s != t:
@@ -272,7 +274,7 @@ def _pin_line(self, sq):
             if p & 8 == self.side:
                 return 0
             kind = p & 7
-            if kind == QUEEN or kind == (ROOK if line == 1 or line == 16 else BISHOP):
+            if kind == _QUEEN or kind == (_ROOK if line == 1 or line == 16 else _BISHOP):
                 return line
             return 0
         t += step
@@ -347,12 +349,12 @@ def _piece_moves(self, out, frm, checks):
     kind = p & 7
     start = len(out)
     en_passant = 0
-    if kind == KING:
+    if kind == _KING:
         return _king_moves(self, out, frm, checks)
     if checks > 1:
         return 0  # double check: only the king may move
-    if kind == PAWN:
-        if us == WHITE:
+    if kind == _PAWN:
+        if us == _WHITE:
             fwd = 16
             last = 0x60  # from the 7th rank a push promotes
             home = 0x10
@@ -369,7 +371,7 @@ def _piece_moves(self, out, frm, checks):
             else:
                 out.append(frm | t << 7)
                 if rank_base == home and not b[t + fwd]:
-                    out.append(frm | (t + fwd) << 7 | MOVE_DOUBLE_PUSH << 14)
+                    out.append(frm | (t + fwd) << 7 | _MOVE_DOUBLE_PUSH << 14)
         for side_step in _SIDE_STEPS:
             t = frm + fwd + side_step
             if t & 0x88:
@@ -384,12 +386,12 @@ def _piece_moves(self, out, frm, checks):
             elif t == self.ep:
                 # En passant can uncover a check along the rank (both pawns leave it) or take a
                 # checking pawn: it is rare, so it is tried on the board and added after the filter.
-                m = frm | t << 7 | MOVE_EN_PASSANT << 14
+                m = frm | t << 7 | _MOVE_EN_PASSANT << 14
                 self.make(m)
                 if not self.attacked(self.kings[us], us ^ 8):
                     en_passant = m
                 self.unmake()
-    elif kind == KNIGHT:
+    elif kind == _KNIGHT:
         if _PIN[frm]:
             return 0  # a pinned knight can never move
         for d in _KNIGHT_STEPS:
@@ -399,9 +401,9 @@ def _piece_moves(self, out, frm, checks):
                 if not c or c & 8 != us:
                     out.append(frm | t << 7)
     else:
-        if kind == BISHOP:
+        if kind == _BISHOP:
             steps = _BISHOP_STEPS
-        elif kind == ROOK:
+        elif kind == _ROOK:
             steps = _ROOK_STEPS
         else:
             steps = _KING_STEPS
@@ -450,23 +452,23 @@ def _king_moves(self, out, k, checks):
             if (not c or c & 8 != us) and not self.attacked(t, them):
                 out.append(k | t << 7)
                 n += 1
-    b[k] = KING | us
+    b[k] = _KING | us
     if checks or not self.castling:
         return n
     c = self.castling
-    if us == WHITE:
-        if c & WHITE_KINGSIDE and not b[_F1] and not b[_G1] and not self.attacked(_F1, them) and not self.attacked(_G1, them):
-            out.append(_E1 | _G1 << 7 | MOVE_CASTLING << 14)
+    if us == _WHITE:
+        if c & _WHITE_KINGSIDE and not b[_F1] and not b[_G1] and not self.attacked(_F1, them) and not self.attacked(_G1, them):
+            out.append(_E1 | _G1 << 7 | _MOVE_CASTLING << 14)
             n += 1
-        if c & WHITE_QUEENSIDE and not b[_D1] and not b[_C1] and not b[_C1 - 1] and not self.attacked(_D1, them) and not self.attacked(_C1, them):
-            out.append(_E1 | _C1 << 7 | MOVE_CASTLING << 14)
+        if c & _WHITE_QUEENSIDE and not b[_D1] and not b[_C1] and not b[_C1 - 1] and not self.attacked(_D1, them) and not self.attacked(_C1, them):
+            out.append(_E1 | _C1 << 7 | _MOVE_CASTLING << 14)
             n += 1
     else:
-        if c & BLACK_KINGSIDE and not b[_F8] and not b[_G8] and not self.attacked(_F8, them) and not self.attacked(_G8, them):
-            out.append(_E8 | _G8 << 7 | MOVE_CASTLING << 14)
+        if c & _BLACK_KINGSIDE and not b[_F8] and not b[_G8] and not self.attacked(_F8, them) and not self.attacked(_G8, them):
+            out.append(_E8 | _G8 << 7 | _MOVE_CASTLING << 14)
             n += 1
-        if c & BLACK_QUEENSIDE and not b[_D8] and not b[_C8] and not b[_C8 - 1] and not self.attacked(_D8, them) and not self.attacked(_C8, them):
-            out.append(_E8 | _C8 << 7 | MOVE_CASTLING << 14)
+        if c & _BLACK_QUEENSIDE and not b[_D8] and not b[_C8] and not b[_C8 - 1] and not self.attacked(_D8, them) and not self.attacked(_C8, them):
+            out.append(_E8 | _C8 << 7 | _MOVE_CASTLING << 14)
             n += 1
     return n
 
