@@ -375,7 +375,11 @@ class Position:
                 row += str(empty)
             out.append(row)
         c = self.castling
-        rights = "".join("KQkq"[i] for i in range(4) if c & (1 << i)) or "-"
+        rights = ""
+        for i in range(4):
+            if c & (1 << i):
+                rights += "KQkq"[i]
+        rights = rights or "-"
         ep = "-"
         if self.ep != NO_SQUARE and (en_passant == "fen" or self.has_legal_en_passant()):
             ep = square_name(SQ64[self.ep])
