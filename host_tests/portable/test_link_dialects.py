@@ -4,7 +4,7 @@
 # Plain asserts only (host_tests/run_portable.py); the protocol in depth is tested on CPython by
 # test_link.py, test_cpp.py and test_chesslink.py. The whole board with CPP and ChessLink, compiled
 # from .py, needs more than a 200 kB heap to compile: on the MicroPython unix port at 200 kB this
-# skips, and host_tests/test_fuzz_runtimes.py runs it with 512 kB (the Pico loads .mpy files; the
+# skips, and host_tests/test_fuzz_runtimes.py runs it with 640 kB (the Pico loads .mpy files; the
 # .mpy run of every dialect on a 200 kB heap is tools/bench_board.py in test_pico_loop_alloc.py).
 import gc
 import sys
