@@ -162,3 +162,69 @@ def test_a_pruned_capture_is_not_read_as_safety():
     assert search.score > 500  # the queen for a bishop
     search.clear()
     assert move_uci(search.think(Position(fen), max_depth=2)) != "d1d4"
+
+
+_SEE_VALUE = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500, chess.QUEEN: 950, chess.KING: 20000}
+
+
+def _exchange_by_python_chess(board, frm, to):
+    """The swap on `to` played out with python-chess: each side takes with its cheapest attacker
+    (pins ignored, as SEE does), then each decides from the end back whether taking paid."""
+    b = board.copy(stack=False)
+    gain = [_SEE_VALUE[b.piece_type_at(to)]]
+    taker = b.remove_piece_at(frm)
+    side = not taker.color
+    while taker.piece_type != chess.KING:
+        attackers = list(b.attackers(side, to))
+        if not attackers:
+            break
+        sq = min(attackers, key=lambda s: _SEE_VALUE[b.piece_type_at(s)])
+        gain.append(_SEE_VALUE[taker.piece_type] - gain[-1])
+        taker = b.remove_piece_at(sq)
+        side = not side
+    for d in range(len(gain) - 1, 0, -1):
+        gain[d - 1] = -max(-gain[d - 1], gain[d])
+    return gain[0]
+
+
+def test_exchange_evaluation_matches_python_chess():
+    """SEE (engine/see.py) on every capture of 1500 positions from random games, x-rays and kings
+    included, against the exchange played out on python-chess; the board is left as it was."""
+    from engine.see import Exchange
+
+    exchange = Exchange()
+    checked = 0
+    for fen in _random_positions(1500, 7):
+        board = chess.Board(fen)
+        pos = Position(fen)
+        for m in board.legal_moves:
+            if board.is_capture(m) and not board.is_en_passant(m):
+                frm = (m.from_square >> 3) * 16 + (m.from_square & 7)
+                to = (m.to_square >> 3) * 16 + (m.to_square & 7)
+                assert exchange.capture(pos, frm, to) == _exchange_by_python_chess(board, m.from_square, m.to_square), (fen, m.uci())
+                checked += 1
+        assert pos.fen() == fen
+    assert checked > 500
+
+
+# Moves the engine played in bench games at the Pico's 570 nodes (2 s a move) that left a piece
+# en prise for Stockfish to win (tools/bench_engine.py, hung_piece), and must no longer play.
+_HUNG_AT_2S = (
+    # 6... Nxd5 7. exd5: the pawn takes back and forks the bishop on e6 and the knight on c6.
+    ("r2qkb1r/ppp1nppp/2npb3/3Np3/2B1P3/5N2/PPPP1PPP/R1BQ1RK1 b kq - 3 6", "e7d5"),
+    # 8... Bg4 leaves the knight on d4 to the e3 pawn (9. f3 Bd7 10. exd4); 8... Ne6 saves it.
+    ("r1bq1rk1/ppp1bppp/3p1n2/4p3/1PPn4/P1NPP1P1/5PBP/R1BQK1NR b KQ - 0 8", "c8g4"),
+    # 22... Qc4 leaves the knight on e6 to the f5 pawn (23. Rc2 Qb3 24. fxe6); 22... Nec7 saves it.
+    ("r4rk1/pp3ppp/2qpnb2/3n1P2/P2P4/6P1/R3N1BP/2BQ1RK1 b - - 0 22", "c6c4"),
+    # 18. f4 leaves the bishop on e4 to the f5 pawn (18... Ng4 19. Bd4 fxe4); 18. Bc2 saves it.
+    ("r3kbr1/pp1q1p1p/2pPp3/2P1np2/4B3/4B3/PP3PPP/2RQ1RK1 w q - 0 18", "f2f4"),
+    # 15. cxb7 leaves the bishop on f4 to the knight on d5 (15... Bxb7 16. Nc4 Nxf4); 15. exd5 takes it.
+    ("r1b1r1k1/ppq2ppp/2P5/3nN3/3nPB2/3P4/2P2PPP/R2QKB1R w KQ - 0 15", "c6b7"),
+)
+
+
+@pytest.mark.parametrize("fen,blunder", _HUNG_AT_2S)
+def test_keeps_its_pieces_at_the_picos_2s_budget(fen, blunder):
+    search = Search()
+    m = search.think(Position(fen), max_nodes=570)
+    assert move_uci(m) != blunder, (fen, search.depth, search.score)

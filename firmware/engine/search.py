@@ -30,6 +30,7 @@ from micropython import const
 from core.position import (
     BLACK,
     KING,
+    KNIGHT,
     MOVE_CASTLING,
     MOVE_EN_PASSANT,
     MOVE_PROMOTE_KNIGHT,
@@ -39,7 +40,8 @@ from core.position import (
     WHITE,
     Z_SIDE,
 )
-from engine.movegen import MAX_MOVES_PER_POSITION, generate
+from engine.movegen import KEY_CAPTURE, KEY_PROMOTE, MAX_MOVES_PER_POSITION, generate
+from engine.see import Exchange
 from engine.tables import EG, MG, PHASE, PHASE_FULL, VALUE
 
 MATE = const(30000)  # a mate in n plies from the root scores MATE - n
@@ -78,6 +80,10 @@ _HISTORY_MAX = const(4000)
 _MOVE_MASK = const(0x1FFFF)
 
 _NULL_REDUCTION = const(2)
+# Near the leaves a quiet move changes the score by a piece's position, seldom more: a node this far
+# above beta is left (reverse futility), a quiet move this far below alpha is not tried (futility).
+_RFP_MARGIN = const(120)  # a ply, up to two plies from the leaves
+_FUTILITY_MARGIN = const(150)  # one ply from the leaves
 _DELTA_MARGIN = const(150)  # what a capture may gain beyond the victim (position, a pawn's push)
 _TEMPO = const(10)  # the side to move is a little better off: it moves first
 
@@ -91,6 +97,16 @@ for _d in (16, -16, 1, -1, 17, 15, -15, -17):
         _ALIGNED[_d * _n + 119] = 1
 for _d in (33, 31, 18, 14, -14, -18, -31, -33):
     _ALIGNED[_d + 119] = 2
+
+
+# The lines a knight, bishop or rook attacks along (index = piece type), for _forked.
+_FORK_STEPS = (
+    None,
+    None,
+    (33, 31, 18, 14, -14, -18, -31, -33),
+    (17, 15, -15, -17),
+    (16, -16, 1, -1),
+)
 
 
 def _zeros(typecode, n):
@@ -150,6 +166,12 @@ class Search:
         self._tt_move = _words(size)
         self._tt_score = _zeros("h", size)
         self._tt_info = bytearray(size)  # depth | kind << 6
+        self.exchange = Exchange()
+        # The root's moves and what each leaves en prise (see _root_risk), found in the first
+        # iteration and charged to the move's score in every iteration.
+        self._root_move = _words(MAX_MOVES_PER_POSITION)
+        self._root_risk = _zeros("h", MAX_MOVES_PER_POSITION)
+        self._risk = 0  # the risk of the root move being searched
         self.pos = None
         self.done = True
         self.nodes = 0
@@ -164,11 +186,11 @@ class Search:
             self.moves, self._alpha, self._beta, self._depth, self._best, self._best_move,
             self._alpha0, self._next, self._end, self._move, self._legal, self._mg, self._eg,
             self._phase, self._static, self._saved_ep, self._saved_clock, self.killers,
-            self.history, self._tt_key, self._tt_move, self._tt_score,
+            self.history, self._tt_key, self._tt_move, self._tt_score, self._root_move, self._root_risk,
         )  # fmt: skip
         n = len(self._kind) + len(self._flags) + len(self._tt_info) + 32 + 2 + 128 + len(self._victim_sq)
         for a in arrays:
-            n += len(a) * (2 if a is self.history or a is self._tt_score else 4)
+            n += len(a) * (2 if a is self.history or a is self._tt_score or a is self._root_risk else 4)
         return n + 2 * len(MG) + 2 * len(EG)
 
     def clear(self):
@@ -354,6 +376,8 @@ class Search:
                 if depth <= 0:
                     f |= _QUIESCENCE
                     flags[ply] = f
+                    if not f & _AFTER_NULL:
+                        static -= self._forked(cur[ply - 1])
                     if static >= beta:
                         value = static
                         action = _RETURN
@@ -369,6 +393,13 @@ class Search:
                     hit = self._probe(ply, depth, alpha, beta)
                     if hit != -INFINITE:
                         value = hit
+                        action = _RETURN
+                        continue
+                    # Reverse futility: a scout node this far above beta so near the leaves stays
+                    # above it after any reply the remaining plies could find (except a tactic,
+                    # which the null move would not have seen either).
+                    if depth <= 2 and not in_check and beta - alpha == 1 and beta < MATE_BOUND and static - _RFP_MARGIN * depth >= beta:
+                        value = static - _RFP_MARGIN * depth
                         action = _RETURN
                         continue
                     # Null move: pass; if the opponent still cannot reach beta, this position is
@@ -398,7 +429,7 @@ class Search:
                 f = flags[ply]
                 side = pos.side >> 3
                 end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE, self.history, self.pieces, side << 4, self.count[side])
-                self._order(ply, start, end)
+                self._order(ply, start, end, f & _QUIESCENCE)
                 nexts[ply] = start
                 ends[ply] = end
                 action = _NEXT
@@ -455,10 +486,22 @@ class Search:
                         if bound > bests[ply]:
                             bests[ply] = bound
                         continue
-                    if VALUE[b[frm] & 7] > victim and pos.attacked(to, us ^ 8):
+                    if VALUE[b[frm] & 7] > victim and self.exchange.capture(pos, frm, to) < 0:
                         if alphas[ply] > bests[ply]:
                             bests[ply] = alphas[ply]  # assumed no better than alpha: say just that
                         continue
+                elif depths[ply] == 1 and legal[ply] and not flags[ply] & _IN_CHECK and (m >> 14) < MOVE_EN_PASSANT:
+                    # Futility: one ply from the leaves, a quiet move (no capture, promotion or
+                    # castling) cannot lift a score this far below alpha, unless it gives check:
+                    # a move onto or off a line or knight's jump from the enemy king is tried.
+                    to = (m >> 7) & 127
+                    bound = self._static[ply] + _FUTILITY_MARGIN
+                    if not b[to] and bound <= alphas[ply]:
+                        k = pos.kings[us ^ 8]
+                        if not _ALIGNED[to - k + 119] and _ALIGNED[frm - k + 119] != 1:
+                            if bound > bests[ply]:
+                                bests[ply] = bound
+                            continue
                 k = pos.kings[us]
                 # Only a king move, en passant, a move in check or one off a line through the king
                 # (it may be pinned) can leave the king attacked: just those are tested.
@@ -467,6 +510,7 @@ class Search:
                     continue  # in check, a move that neither blocks nor takes the checker
                 risky = frm == k or in_check or _ALIGNED[frm - k + 119] == 1 or (m >> 14) == MOVE_EN_PASSANT
                 cur[ply] = m
+                victim_value = VALUE[b[(m >> 7) & 127] & 7] if not ply else 0
                 self._make(ply, m)
                 if risky and pos.attacked(pos.kings[us], us ^ 8):
                     self._unmake(ply)  # it leaves the king in check: not a legal move
@@ -478,6 +522,15 @@ class Search:
                 beta = betas[ply]
                 depth = depths[ply]
                 f = flags[ply]
+                if not ply:
+                    # The root: the move's child is searched as if the move cost its risk, so
+                    # that the score it comes back with, less the risk, is compared to alpha.
+                    risk = self._risk_of(m, n, victim_value)
+                    if alpha + risk > MATE_BOUND:
+                        risk = 0  # a mate is found already: a shifted window would read as one
+                    self._risk = risk
+                    alpha += risk
+                    beta += risk
                 ply += 1
                 flags[ply] = 0
                 action = _ENTER
@@ -529,8 +582,13 @@ class Search:
             alpha = alphas[ply]
             beta = betas[ply]
             kind = kinds[ply]
+            if not ply and -MATE_BOUND < score < MATE_BOUND:
+                score -= self._risk  # (a mate is a mate, whatever hangs on the way)
             if kind != _FULL and score > alpha and (kind == _REDUCED or score < beta):
                 # The null-window search says this move may be better: search it properly.
+                if not ply:
+                    alpha += self._risk
+                    beta += self._risk
                 self._make(ply, m)
                 ply += 1
                 flags[ply] = 0
@@ -560,6 +618,103 @@ class Search:
                             self._store(ply, score)
                         value = score
                         action = _RETURN
+
+    def _forked(self, m):
+        """What the side to move stands to lose to a fork by the piece the last move m put on its
+        square: with two or more of its pieces attacked by that cheaper piece (a pawn on two
+        pieces, a knight on rook and queen), it saves one and loses the other, the lesser.
+
+        Why: quiescence stands pat on the static evaluation, as if the side to move could always
+        find a quiet move that keeps it; after a fork it cannot. Two plies and the captures after
+        them is all the Pico sees in its time, so without this a move that allows a pawn fork
+        (a piece taken, the pawn recaptures onto a square between two pieces) looks safe."""
+        b = self.pos.board
+        to = (m >> 7) & 127
+        p = b[to]
+        kind = p & 7
+        if kind >= 5:  # QUEEN, KING: nothing worth more than a queen can be forked by one
+            return 0
+        worth = VALUE[kind]
+        them = (p & 8) ^ 8
+        first = 0
+        second = 0
+        if kind == PAWN:
+            t = to + (13 if them else -19)  # a white mover's pawn attacks upwards
+            for _ in range(2):
+                t += 2
+                if not t & 0x88:
+                    q = b[t]
+                    if q and q & 8 == them:
+                        lost = VALUE[q & 7] - worth
+                        if lost > second:
+                            if lost > first:
+                                second = first
+                                first = lost
+                            else:
+                                second = lost
+            return second
+        slides = kind != KNIGHT
+        for d in _FORK_STEPS[kind]:
+            t = to + d
+            while not t & 0x88:
+                q = b[t]
+                if q:
+                    if q & 8 == them and (q & 7) != KING:
+                        lost = VALUE[q & 7] - worth
+                        if lost > second:
+                            if lost > first:
+                                second = first
+                                first = lost
+                            else:
+                                second = lost
+                    break
+                if not slides:
+                    break
+                t += d
+        return second
+
+    def _risk_of(self, m, n, captured):
+        """The risk of the root move m, the n-th legal one (just made): half of what it leaves
+        en prise beyond what it took, by SEE on each of the mover's pieces. Found in the first
+        iteration (one move at a time, so no slice runs long), looked up after that.
+
+        Why: with a few hundred positions a move the search sees two plies and the captures
+        after them; a piece it leaves to be taken, for a compensation it believes in three plies
+        deep, is most often simply lost. So a safe move within half the piece's value is preferred.
+        A move that gives check leaves nothing en prise: the reply must answer the check."""
+        if self._root_depth > 1:
+            moves = self._root_move
+            for i in range(self.root_moves):
+                if moves[i] == m:
+                    return self._root_risk[i]
+            return 0
+        pos = self.pos
+        them = pos.side
+        us = them ^ 8
+        risk = 0
+        if not pos.attacked(pos.kings[them], us):
+            b = pos.board
+            pieces = self.pieces
+            first = us << 1
+            worst = 0
+            for i in range(first, first + self.count[us >> 3]):
+                sq = pieces[i]
+                kind = b[sq] & 7
+                if kind != PAWN and kind != KING:
+                    lost = self.exchange.loss(pos, sq, them)
+                    if lost > worst:
+                        worst = lost
+            flag = m >> 14
+            if flag >= MOVE_PROMOTE_KNIGHT:
+                captured += VALUE[flag - 2] - VALUE[PAWN]
+            elif flag == MOVE_EN_PASSANT:
+                captured = VALUE[PAWN]
+            if worst > captured:
+                risk = (worst - captured) >> 1
+        if n <= MAX_MOVES_PER_POSITION:
+            self._root_move[n - 1] = m
+            self._root_risk[n - 1] = risk
+        return risk
 
     def _root_done(self, value):
         """An iteration is complete: keep its result, then go one ply deeper or finish."""
@@ -696,22 +851,29 @@ class Search:
         pos.ep = self._saved_ep[ply]
         pos.halfmove = self._saved_clock[ply]
 
-    def _order(self, ply, start, end):
+    def _order(self, ply, start, end, quiescence):
         """Raise the hash move (the previous iteration's best at the root) and the killers above
-        the keys generate() gave (captures by MVV-LVA, quiet moves by history)."""
+        the keys generate() gave (captures by MVV-LVA, quiet moves by history); in the main search,
+        lower a capture that loses material (SEE) below the quiet moves: a queen taking a defended
+        pawn is seldom the move, and tried first it wastes the few positions the Pico has."""
         hash_move = self._tt_best(ply) if ply else self.best_move
         k1 = self.killers[2 * ply]
         k2 = self.killers[2 * ply + 1]
-        if not (hash_move or k1 or k2):
-            return
         moves = self.moves
+        b = self.pos.board
         for i in range(start, end):
             w = moves[i]
             m = w & _MOVE_MASK
+            key = w >> 17
             if m == hash_move:
                 moves[i] = m | _KEY_HASH << 17
-            elif (m == k1 or m == k2) and (w >> 17) < _KEY_KILLER2:
+            elif (m == k1 or m == k2) and key < _KEY_KILLER2:
                 moves[i] = m | (_KEY_KILLER1 if m == k1 else _KEY_KILLER2) << 17
+            elif not quiescence and KEY_CAPTURE <= key < KEY_PROMOTE:
+                frm = m & 127
+                to = (m >> 7) & 127
+                if VALUE[b[frm] & 7] > VALUE[b[to] & 7] and self.exchange.capture(self.pos, frm, to) < 0:
+                    moves[i] = m  # key 0: after the quiet moves
 
     def _cutoff(self, ply, m, depth):
         """A move refuted the opponent's last one: remember it for the sibling positions."""
