@@ -189,7 +189,8 @@ def _exchange_by_python_chess(board, frm, to):
 
 def test_exchange_evaluation_matches_python_chess():
     """SEE (engine/see.py) on every capture of 1500 positions from random games, x-rays and kings
-    included, against the exchange played out on python-chess; the board is left as it was."""
+    included, and on every piece against the other side's cheapest attacker, against the exchange
+    played out on python-chess; the board is left as it was."""
     from engine.see import Exchange
 
     exchange = Exchange()
@@ -203,6 +204,17 @@ def test_exchange_evaluation_matches_python_chess():
                 to = (m.to_square >> 3) * 16 + (m.to_square & 7)
                 assert exchange.capture(pos, frm, to) == _exchange_by_python_chess(board, m.from_square, m.to_square), (fen, m.uci())
                 checked += 1
+        # What each piece stands to lose to the other side's cheapest attacker (the root's risk).
+        for sq, piece in board.piece_map().items():
+            if piece.piece_type == chess.KING:
+                continue
+            attackers = list(board.attackers(not piece.color, sq))
+            want = 0
+            if attackers:
+                cheapest = min(attackers, key=lambda s: _SEE_VALUE[board.piece_type_at(s)])
+                want = max(0, _exchange_by_python_chess(board, cheapest, sq))
+            by = chess.BLACK if piece.color == chess.WHITE else chess.WHITE
+            assert exchange.loss(pos, (sq >> 3) * 16 + (sq & 7), 0 if by == chess.WHITE else 8) == want, (fen, sq)
         assert pos.fen() == fen
     assert checked > 500
 

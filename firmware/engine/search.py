@@ -11,17 +11,20 @@
 # - a draw by repetition or the fifty-move rule scores 0 (the game's earlier positions count: they
 #   are the position's own undo records);
 # - a side in check searches one ply deeper (so mates and escapes are seen through);
-# - at depth 0, quiescence: the side to move may "stand pat" on the static evaluation or try
-#   captures (and queen promotions), best victim by least attacker first (MVV-LVA), so the score
-#   is never taken in the middle of an exchange;
+# - at depth 0, quiescence: the side to move may "stand pat" on the static evaluation (less what a
+#   fork by the last piece moved will cost it) or try captures (and queen promotions), best victim
+#   by least attacker first (MVV-LVA), so the score is never taken in the middle of an exchange;
 # - the transposition table (a small array) gives a cutoff or at least the best move found before;
+# - near the leaves, a scout node far above beta is cut off (reverse futility);
 # - null move: if passing still leaves the opponent unable to reach beta, the node is cut off;
 # - moves are tried hash move / previous iteration's best first, then captures MVV-LVA, then two
-#   killer moves per ply, then the other quiet moves by history; late quiet moves are searched
-#   one ply shallower and with a null window (PVS), and searched again in full only if they
-#   surprise.
+#   killer moves per ply, then the other quiet moves by history; one ply from the leaves a quiet
+#   move far below alpha is not tried (futility); late quiet moves are searched one ply shallower
+#   and with a null window (PVS), and searched again in full only if they surprise;
+# - at the root each move is charged half of what it leaves en prise (SEE, engine/see.py), so a
+#   safe move close behind is preferred to one whose compensation lies beyond the horizon.
 #
-# Memory: everything is preallocated in the constructor (about 19 KB with the default sizes, see
+# Memory: everything is preallocated in the constructor (about 21 KB with the default sizes, see
 # footprint()); a node allocates nothing on MicroPython. Scores and moves stay small ints.
 from array import array
 
@@ -40,7 +43,7 @@ from core.position import (
     WHITE,
     Z_SIDE,
 )
-from engine.movegen import KEY_CAPTURE, KEY_PROMOTE, MAX_MOVES_PER_POSITION, generate
+from engine.movegen import MAX_MOVES_PER_POSITION, generate
 from engine.see import Exchange
 from engine.tables import EG, MG, PHASE, PHASE_FULL, VALUE
 
@@ -167,7 +170,7 @@ class Search:
         self._tt_score = _zeros("h", size)
         self._tt_info = bytearray(size)  # depth | kind << 6
         self.exchange = Exchange()
-        # The root's moves and what each leaves en prise (see _root_risk), found in the first
+        # The root's moves and what each leaves en prise (see _risk_of), found in the first
         # iteration and charged to the move's score in every iteration.
         self._root_move = _words(MAX_MOVES_PER_POSITION)
         self._root_risk = _zeros("h", MAX_MOVES_PER_POSITION)
@@ -429,7 +432,7 @@ class Search:
                 f = flags[ply]
                 side = pos.side >> 3
                 end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE, self.history, self.pieces, side << 4, self.count[side])
-                self._order(ply, start, end, f & _QUIESCENCE)
+                self._order(ply, start, end)
                 nexts[ply] = start
                 ends[ply] = end
                 action = _NEXT
@@ -486,7 +489,7 @@ class Search:
                         if bound > bests[ply]:
                             bests[ply] = bound
                         continue
-                    if VALUE[b[frm] & 7] > victim and self.exchange.capture(pos, frm, to) < 0:
+                    if VALUE[b[frm] & 7] > victim and pos.attacked(to, us ^ 8):
                         if alphas[ply] > bests[ply]:
                             bests[ply] = alphas[ply]  # assumed no better than alpha: say just that
                         continue
@@ -851,29 +854,22 @@ class Search:
         pos.ep = self._saved_ep[ply]
         pos.halfmove = self._saved_clock[ply]
 
-    def _order(self, ply, start, end, quiescence):
+    def _order(self, ply, start, end):
         """Raise the hash move (the previous iteration's best at the root) and the killers above
-        the keys generate() gave (captures by MVV-LVA, quiet moves by history); in the main search,
-        lower a capture that loses material (SEE) below the quiet moves: a queen taking a defended
-        pawn is seldom the move, and tried first it wastes the few positions the Pico has."""
+        the keys generate() gave (captures by MVV-LVA, quiet moves by history)."""
         hash_move = self._tt_best(ply) if ply else self.best_move
         k1 = self.killers[2 * ply]
         k2 = self.killers[2 * ply + 1]
+        if not (hash_move or k1 or k2):
+            return
         moves = self.moves
-        b = self.pos.board
         for i in range(start, end):
             w = moves[i]
             m = w & _MOVE_MASK
-            key = w >> 17
             if m == hash_move:
                 moves[i] = m | _KEY_HASH << 17
-            elif (m == k1 or m == k2) and key < _KEY_KILLER2:
+            elif (m == k1 or m == k2) and (w >> 17) < _KEY_KILLER2:
                 moves[i] = m | (_KEY_KILLER1 if m == k1 else _KEY_KILLER2) << 17
-            elif not quiescence and KEY_CAPTURE <= key < KEY_PROMOTE:
-                frm = m & 127
-                to = (m >> 7) & 127
-                if VALUE[b[frm] & 7] > VALUE[b[to] & 7] and self.exchange.capture(self.pos, frm, to) < 0:
-                    moves[i] = m  # key 0: after the quiet moves
 
     def _cutoff(self, ply, m, depth):
         """A move refuted the opponent's last one: remember it for the sibling positions."""

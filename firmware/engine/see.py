@@ -1,14 +1,16 @@
 # Static exchange evaluation (SEE): what a capture wins or loses once both sides have taken on its
 # square with their cheapest pieces for as long as it pays, without searching anything else.
 #
-# Why: the search has a few hundred positions a move on the Pico. A capture that only gives a piece
-# away (a queen taking a defended pawn) is not worth one of them in quiescence, and in the main
-# search it belongs after the quiet moves, not first; and at the root a move that leaves a piece to
-# be taken for less than it is worth is a blunder the player sees at once. The exchange is played
-# on the board itself: each piece that takes is lifted (its square emptied), which also uncovers
-# the slider behind it (an x-ray: a rook behind a rook, a bishop behind a queen), and everything is
-# put back before the answer is returned. The buffers are allocated once, so a call allocates
-# nothing.
+# Why: the search has a few hundred positions a move on the Pico, two plies and the captures after
+# them; a piece it leaves to be taken for less than it is worth, for a compensation it believes in
+# beyond that, is most often simply lost, and that is the blunder a player sees at once. So at the
+# root each move is asked what it leaves en prise (Exchange.loss on each of the mover's pieces).
+# The exchange is played on the board itself: each piece that takes is lifted (its square
+# emptied), which also uncovers the slider behind it (an x-ray: a rook behind a rook, a bishop
+# behind a queen), and everything is put back before the answer is returned. The buffers are
+# allocated once, so a call allocates nothing. (Measured and not kept: SEE instead of "a dearer
+# piece takes a defended one" to prune quiescence captures, and to order losing captures last;
+# at 570 positions a move neither hung fewer pieces, and both cost about 5 % of the speed.)
 #
 # The swap list: gain[d] is what the side taking at step d has won if the exchange stops after it;
 # walking back, each side takes only if taking beats stopping (gain[d-1] = -max(-gain[d-1], gain[d])).
