@@ -16,7 +16,8 @@ plus 400 log10(score / (1 - score)), with a 95 % margin from the games' spread.
 
 Hanging pieces: after each of the engine's moves, a piece of its (not a pawn) that the opponent
 can take for nothing or with a cheaper piece, and that Stockfish at depth 10 says costs 2 pawns or
-more, counts as hung.
+more, counts as hung; they are counted again without the positions Stockfish already scored as lost
+by 3 pawns or more before the move, and the first of those are printed (`hung at: FEN move`).
 
 ENGINE_GAMES (default 4 a level, short but real) sets the games; ENGINE_BENCH=0 skips this part.
 """
@@ -32,8 +33,11 @@ VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 STOCKFISH = os.environ.get("STOCKFISH") or "/usr/games/stockfish"
 # Measured with tools/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython 1.27.0):
 # the engine thinking inside the board's scan loop (half of each 5 ms scan period; flat out it
-# makes 372 nodes/s). Used when the emulator is not available here.
-EMULATED_PICO_NPS = 285
+# makes 234 nodes/s in middlegames). Used when the emulator is not available here.
+EMULATED_PICO_NPS = 262
+# A position Stockfish already gives up as lost by this much (centipawns) before the engine's move:
+# pieces still fall there whatever it plays, so the hung pieces are also counted without these.
+LOST = 300
 
 OPENINGS = (
     "e2e4 e7e5 g1f3 b8c6",
@@ -80,7 +84,8 @@ def chip_speed():
 
 
 def hung_piece(board, before, analyst, us):
-    """Did the move just made leave a piece en prise that Stockfish says it loses?"""
+    """Did the move just made leave a piece en prise that Stockfish says it loses? None if not,
+    else Stockfish's score (centipawns, for the engine) before the move."""
     import chess
     import chess.engine
 
@@ -96,11 +101,11 @@ def hung_piece(board, before, analyst, us):
             exposed = True
             break
     if not exposed:
-        return False
+        return None
     limit = chess.engine.Limit(depth=10)
     was = analyst.analyse(before, limit)["score"].pov(us).score(mate_score=10000)
     now = analyst.analyse(board, limit)["score"].pov(us).score(mate_score=10000)
-    return was - now >= 200
+    return was if was - now >= 200 else None
 
 
 def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
@@ -117,6 +122,7 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
     points = 0.0
     results = []
     hung = []
+    hung_playable = []  # ... in positions Stockfish did not already count as lost
     our_moves = 0
     depths = []
     t0 = time.time()
@@ -134,8 +140,11 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
                         depths.append(r.info["depth"])
                     board.push(r.move)
                     our_moves += 1
-                    if hung_piece(board, before, analyst, not board.turn):
+                    was = hung_piece(board, before, analyst, not board.turn)
+                    if was is not None:
                         hung.append("%s %s" % (before.fen(), r.move.uci()))
+                        if was > -LOST:
+                            hung_playable.append(hung[-1])
                 else:
                     board.push(sf.play(board, chess.engine.Limit(time=stockfish_s)).move)
             result = board.result(claim_draw=True) if board.is_game_over(claim_draw=True) else "1/2-1/2"
@@ -153,6 +162,7 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
         "points": points,
         "results": results,
         "hung": hung,
+        "hung_playable": hung_playable,
         "moves": our_moves,
         "depth": sum(depths) / len(depths) if depths else 0,
         "seconds": time.time() - t0,
@@ -204,8 +214,11 @@ def main(argv=None):
                 % (tag, elo, m["points"], m["games"], 100 * m["points"] / m["games"], int(nps * seconds), seconds, m["depth"], m["seconds"])
             )
             print("elo_%s %d Elo  # +-%d (95 %%) against Stockfish UCI_Elo %d, %d games" % (tag, est, margin, elo, m["games"]))
-            print("hung_%s %d pieces  # in %d moves of the engine (en prise, and Stockfish says it costs 2 pawns)" % (tag, len(m["hung"]), m["moves"]))
-            for example in m["hung"][:3]:
+            print(
+                "hung_%s %d pieces  # in %d moves of the engine (en prise, and Stockfish says it costs 2 pawns); %d where it was not already lost by %d"
+                % (tag, len(m["hung"]), m["moves"], len(m["hung_playable"]), LOST)
+            )
+            for example in m["hung_playable"][:3]:
                 print("    hung at: %s" % example)
 
 
