@@ -232,6 +232,8 @@ _HUNG_AT_2S = (
     ("r3kbr1/pp1q1p1p/2pPp3/2P1np2/4B3/4B3/PP3PPP/2RQ1RK1 w q - 0 18", "f2f4"),
     # 15. cxb7 leaves the bishop on f4 to the knight on d5 (15... Bxb7 16. Nc4 Nxf4); 15. exd5 takes it.
     ("r1b1r1k1/ppq2ppp/2P5/3nN3/3nPB2/3P4/2P2PPP/R2QKB1R w KQ - 0 15", "c6b7"),
+    # 18. Nxf6+ exf6: the pawn that answers the check takes the knight and attacks the bishop on g5.
+    ("2r1kbr1/1b2p2p/p2p1pq1/1p1N2B1/4PP2/2PQ4/PP4PP/R4RK1 w - - 0 18", "d5f6"),
 )
 
 

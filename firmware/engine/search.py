@@ -683,8 +683,7 @@ class Search:
 
         Why: with a few hundred positions a move the search sees two plies and the captures
         after them; a piece it leaves to be taken, for a compensation it believes in three plies
-        deep, is most often simply lost. So a safe move within half the piece's value is preferred.
-        A move that gives check leaves nothing en prise: the reply must answer the check."""
+        deep, is most often simply lost. So a safe move within half the piece's value is preferred."""
         if self._root_depth > 1:
             moves = self._root_move
             for i in range(self.root_moves):
@@ -694,26 +693,27 @@ class Search:
         pos = self.pos
         them = pos.side
         us = them ^ 8
-        risk = 0
-        if not pos.attacked(pos.kings[them], us):
-            b = pos.board
-            pieces = self.pieces
-            first = us << 1
-            worst = 0
-            for i in range(first, first + self.count[us >> 3]):
-                sq = pieces[i]
-                kind = b[sq] & 7
-                if kind != PAWN and kind != KING:
-                    lost = self.exchange.loss(pos, sq, them)
-                    if lost > worst:
-                        worst = lost
-            flag = m >> 14
-            if flag >= MOVE_PROMOTE_KNIGHT:
-                captured += VALUE[flag - 2] - VALUE[PAWN]
-            elif flag == MOVE_EN_PASSANT:
-                captured = VALUE[PAWN]
-            if worst > captured:
-                risk = (worst - captured) >> 1
+        b = pos.board
+        # After a check only the piece that moved can be taken at once (by a reply that answers the
+        # check by taking it: a knight's check that a pawn takes, uncovering an attack on another).
+        check = pos.attacked(pos.kings[them], us)
+        to = (m >> 7) & 127
+        pieces = self.pieces
+        first = us << 1
+        worst = 0
+        for i in range(first, first + self.count[us >> 3]):
+            sq = pieces[i]
+            kind = b[sq] & 7
+            if kind != PAWN and kind != KING and (sq == to or not check):
+                lost = self.exchange.loss(pos, sq, them)
+                if lost > worst:
+                    worst = lost
+        flag = m >> 14
+        if flag >= MOVE_PROMOTE_KNIGHT:
+            captured += VALUE[flag - 2] - VALUE[PAWN]
+        elif flag == MOVE_EN_PASSANT:
+            captured = VALUE[PAWN]
+        risk = (worst - captured) >> 1 if worst > captured else 0
         if n <= MAX_MOVES_PER_POSITION:
             self._root_move[n - 1] = m
             self._root_risk[n - 1] = risk
