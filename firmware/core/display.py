@@ -5,10 +5,11 @@
 # When two meanings fall on one square, signals.PRIORITY keeps the more important one.
 from core import signals as S
 from core.game import CHECKMATE, RESIGNATION, STALEMATE
-from core.position import BLACK, KING, MOVE_CASTLING, MOVE_EN_PASSANT, WHITE, move_from, move_promotion, move_to
+from core.position import BLACK, KING, MOVE_CASTLING, MOVE_EN_PASSANT, SQ64, WHITE, move_from, move_promotion, move_to
 from core.referee import OVER, PLAY, SETUP, _castling_rook, _victim
 
 _PRIORITY = S.PRIORITY
+_ZEROS = bytes(64)
 _PROMOTION_SIGNAL = (0, 0, S.PROMOTE_KNIGHT, S.PROMOTE_BISHOP, S.PROMOTE_ROOK, S.PROMOTE_QUEEN)
 
 
@@ -30,8 +31,7 @@ class Display:
     def render(self, referee, fault_squares=None):
         """Recompute the frame; returns it. fault_squares: switches the hardware layer found faulty."""
         f = self.frame
-        for i in range(64):
-            f[i] = 0
+        f[:] = _ZEROS  # one C-level copy: a Python loop over 64 squares costs 0.5 ms on the Pico
         game = referee.game
         pos = game.position
         put = self._put
@@ -55,8 +55,8 @@ class Display:
         if referee.promotion_square >= 0 and last:
             put(referee.promotion_square, _PROMOTION_SIGNAL[move_promotion(last)])
         if referee.phase == PLAY and not game.is_over():
-            self._hand(referee)
             ob = referee.obligation()
+            self._hand(referee, ob)
             if ob is not None and referee.occ[ob[1]]:
                 put(ob[1], S.TOUCHED)  # shown once the touched piece is back on its square
         # Where the board differs from the game: in an error, during set-up, and while a piece the
@@ -94,8 +94,9 @@ class Display:
             put(kw, S.DRAW)
             put(kb, S.DRAW)
 
-    def _hand(self, referee):
-        """Pieces in the air: the lifted piece's legal destinations, or what finishes a half-made move."""
+    def _hand(self, referee, ob):
+        """Pieces in the air: the lifted piece's legal destinations, or what finishes a half-made
+        move. ob: referee.obligation()."""
         game = referee.game
         pos = game.position
         us = pos.side
@@ -120,24 +121,35 @@ class Display:
             for m in game.legal:
                 if _victim(m) == v:
                     moves.append(m)
+        # Only touch-move or the board's own engine move can forbid one of them.
+        check = ob is not None or referee.remote_required
+        f = self.frame
+        priority = _PRIORITY
+        quiet = priority[S.QUIET]
+        capture = priority[S.CAPTURE]
         for m in moves:
-            if not referee._allowed(m):
+            if check and not referee._allowed(m, ob):
                 continue
-            t = move_to(m)
-            if m >> 14 == MOVE_CASTLING:
+            t = SQ64[(m >> 7) & 127]  # move_to(m), inline: once per destination
+            flag = m >> 14
+            if flag != MOVE_CASTLING and flag != MOVE_EN_PASSANT:
+                # A plain move, a capture or a promotion: the common case, its put() inline.
+                if base[t]:
+                    if capture > priority[f[t]]:
+                        f[t] = S.CAPTURE
+                    if own < 0:
+                        put(move_from(m), S.CAPTURE)  # victim first: who can take it
+                elif quiet > priority[f[t]]:
+                    f[t] = S.QUIET
+                continue
+            if flag == MOVE_CASTLING:
                 rf, rt = _castling_rook(m)
                 put(t, S.QUIET)
                 if referee.occ[t]:
                     # The king is down on its castling square: now the rook.
                     put(rf, S.LIFTED)
                     put(rt, S.QUIET)
-            elif m >> 14 == MOVE_EN_PASSANT:
+            else:  # en passant
                 put(t, S.CAPTURE)
                 if referee.occ[t]:
                     put(_victim(m), S.CAPTURE)  # the pawn still to take off
-            elif base[t]:
-                put(t, S.CAPTURE)
-                if own < 0:
-                    put(move_from(m), S.CAPTURE)  # victim first: who can take it
-            else:
-                put(t, S.QUIET)

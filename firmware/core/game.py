@@ -8,6 +8,7 @@ from core.position import (
     BLACK,
     NO_SQUARE,
     Position,
+    SQUARES88,
     STARTING_FEN,
     WHITE,
     ZOBRIST,
@@ -44,7 +45,11 @@ class Game:
         self._keys = array("i", _KEYS_CHUNK)
         self._keys[0] = self.repetition_key()
         self._positions = 1
-        self.legal = []  # legal moves in the current position, refreshed after every move
+        # The legal moves of the current position, built when first wanted (see legal) or ahead of
+        # need a few pieces at a time (prepare_legal): the status after a move needs only whether
+        # there is one, and on the Pico the whole list of a middlegame costs 15-25 ms.
+        self._legal = []
+        self._legal_next = 64  # the next square prepare_legal() looks at; 64: the list is complete
         self.result = "*"
         self.reason = None
         self.claims = ()  # draws the side to move may claim now
@@ -96,6 +101,49 @@ class Game:
     def last_move(self):
         return self.position.last_move()
 
+    @property
+    def legal(self):
+        """The legal moves in the current position (a list kept by the game: do not change it)."""
+        if self._legal_next < 64:
+            self.prepare_legal(64)
+        return self._legal
+
+    def legal_ready(self):
+        """Is the legal-move list of the current position built (legal costs nothing now)?"""
+        return self._legal_next >= 64
+
+    def prepare_legal(self, pieces):
+        """Build the legal-move list ahead of need: at most `pieces` more of the side to move's
+        pieces (all of it in check, where one piece's moves depend on all the checks). Returns
+        True once the list is complete. The list is the one Position.generate_legal makes, in
+        its order: square by square, a1 first, a piece's moves as legal_moves_from lists them."""
+        sq = self._legal_next
+        if sq >= 64:
+            return True
+        p = self.position
+        out = self._legal
+        if self.check or (sq == 0 and pieces >= 16):
+            while out:
+                out.pop()
+            p.generate_legal(out)
+            self._legal_next = 64
+            return True
+        board = p.board
+        us = p.side
+        while sq < 64 and pieces > 0:
+            piece = board[SQUARES88[sq]]
+            if piece and piece & BLACK == us:
+                p.generate_legal(out, sq)
+                pieces -= 1
+            sq += 1
+        while sq < 64:
+            piece = board[SQUARES88[sq]]
+            if piece and piece & BLACK == us:
+                break
+            sq += 1  # the empty squares and the opponent's pieces after the last piece done
+        self._legal_next = sq
+        return sq >= 64
+
     def destinations(self, sq64, out):
         """Legal moves of the piece on one square (0..63), appended to out."""
         return self.position.legal_moves_from(sq64, out)
@@ -128,20 +176,22 @@ class Game:
 
     def _refresh(self):
         p = self.position
-        legal = self.legal
+        legal = self._legal
         while legal:
             legal.pop()
-        p.generate_legal(legal)
+        self._legal_next = 0  # built later, when wanted (legal) or ahead of need (prepare_legal)
         self.check = p.is_check()
         result = "*"
         reason = None
         claims = ()
-        if not legal and self.check:
+        # Mate and stalemate need only whether a move exists: the search stops at the first one.
+        can_move = p.has_legal_move()
+        if not can_move and self.check:
             result = "0-1" if p.side == WHITE else "1-0"
             reason = CHECKMATE
         elif p.is_insufficient_material():
             result, reason = "1/2-1/2", INSUFFICIENT_MATERIAL
-        elif not legal:
+        elif not can_move:
             result, reason = "1/2-1/2", STALEMATE
         elif p.halfmove >= 150:
             result, reason = "1/2-1/2", SEVENTYFIVE_MOVES

@@ -22,6 +22,7 @@ from core.position import (
     MOVE_EN_PASSANT,
     QUEEN,
     ROOK,
+    SQ64,
     STARTING_FEN,
     WHITE,
     move_from,
@@ -56,6 +57,8 @@ _E4 = const(28)
 _D5 = const(35)
 _E5 = const(36)
 _CENTRE = (_D4, _E4, _D5, _E5)
+
+_ZEROS = bytes(64)  # copied over a 64-byte array in one C-level move instead of 64 stores
 
 _START = bytearray(64)
 for _i in range(16):
@@ -253,7 +256,7 @@ class Referee:
             if sq in self.touched:
                 self.touched.remove(sq)
             return
-        self._recompute()
+        self._recompute(sq)
 
     def _stop_waiting(self, sq):
         """Forget a lift that was waiting to become a touch (the last one takes its place)."""
@@ -334,8 +337,41 @@ class Referee:
     def _sync_base(self):
         self.game.position.occupancy_into(self.base)
 
-    def _recompute(self):
-        """Compare the board with the game and decide what it shows."""
+    def _differences(self, changed):
+        """Bring emptied and filled (in square order) up to date with occ and base: after one square
+        changed on the board only that square can move between them; else (-1) compare all 64."""
+        base = self.base
+        occ = self.occ
+        emptied = self.emptied
+        filled = self.filled
+        if changed >= 0:
+            if changed in emptied:
+                emptied.remove(changed)
+            elif changed in filled:
+                filled.remove(changed)
+            if occ[changed] != base[changed]:
+                squares = emptied if base[changed] else filled
+                i = len(squares)
+                while i and squares[i - 1] > changed:
+                    i -= 1
+                squares.insert(i, changed)
+            return
+        while emptied:
+            emptied.pop()
+        while filled:
+            filled.pop()
+        if occ == base:
+            return  # the common case after a move: one C-level comparison instead of 64 steps
+        for sq in range(64):
+            if occ[sq] != base[sq]:
+                if base[sq]:
+                    emptied.append(sq)
+                else:
+                    filled.append(sq)
+
+    def _recompute(self, changed=-1):
+        """Compare the board with the game and decide what it shows. changed: the one square that
+        changed on the board since the last call, or -1 (the game changed, or several squares)."""
         self.version += 1
         resting = self.resting
         hint = self.hint
@@ -345,16 +381,7 @@ class Referee:
         occ = self.occ
         emptied = self.emptied
         filled = self.filled
-        while emptied:
-            emptied.pop()
-        while filled:
-            filled.pop()
-        for sq in range(64):
-            if occ[sq] != base[sq]:
-                if base[sq]:
-                    emptied.append(sq)
-                else:
-                    filled.append(sq)
+        self._differences(changed)
         self.pending = 0
         self.pending_kind = None
         if not emptied and not filled:
@@ -364,8 +391,7 @@ class Referee:
             if self.phase == SETUP:
                 self.pending_kind = "setup"
             else:
-                for sq in range(64):
-                    self.was_lifted[sq] = 0
+                self.was_lifted[:] = _ZEROS
             return
         if self._tap and not filled and len(emptied) == 1 and emptied[0] == self.promotion_square:
             self.in_progress = True  # a promotion tap: the piece comes back to its square
@@ -438,10 +464,13 @@ class Referee:
         found_rank = -1
         progress = False
         promotion = self.promotion
+        sq64 = SQ64
         for m in legal:
-            f = move_from(m)
-            t = move_to(m)
+            f = sq64[m & 127]  # move_from and move_to, inline: this loop runs over every legal move
+            t = sq64[(m >> 7) & 127]
             flag = m >> 14
+            if e0 != f and e0 != t and flag != MOVE_CASTLING and flag != MOVE_EN_PASSANT and e0 >= 0:
+                continue  # a plain move or capture that neither moves nor takes the lifted piece
             if flag == MOVE_CASTLING:
                 rf, rt = _castling_rook(m)
                 if (e0 in (-1, f, rf)) and (e1 in (-1, f, rf)) and (f0 in (-1, t, rt)) and (f1 in (-1, t, rt)):
@@ -657,13 +686,16 @@ class Referee:
                 return True
         return False
 
-    def _allowed(self, m):
+    def _allowed(self, m, ob=False):
+        """May the move be played now (touch-move, the board's own engine move)? ob: obligation(),
+        when the caller asks for many moves and has it already."""
         if self.remote_required and self.remote and (m & 0x3FFF) != (self.remote & 0x3FFF):
             return False  # from and to only: an under-promotion is chosen after the move
-        return self._keeps_touch_move(m)
+        return self._keeps_touch_move(m, ob)
 
-    def _keeps_touch_move(self, m):
-        ob = self.obligation()
+    def _keeps_touch_move(self, m, ob=False):
+        if ob is False:
+            ob = self.obligation()
         if ob is None:
             return True
         if ob[0] == "move":
@@ -684,7 +716,7 @@ class Referee:
         self.pending_kind = None
         game = self.game
         if kind == "move":
-            self._push(move)
+            self._push(move, True)
         elif kind == "undo":
             m = game.pop()
             self.out.append(("undo", m))
@@ -714,7 +746,9 @@ class Referee:
             self.phase = PLAY
             self._recompute()
 
-    def _push(self, move):
+    def _push(self, move, synced=False):
+        """Play the move the board shows. synced: base is the occupancy of the position before it
+        (not so after the pop of a rook-first castling), so the move's own squares update it."""
         game = self.game
         game.push(move)
         self.out.append(("move", move))
@@ -722,7 +756,7 @@ class Referee:
             self.remote = 0
         self.promotion_square = move_to(move) if move_promotion(move) else -1
         self._tap = False
-        self._after_position_change()
+        self._after_position_change(moved=move if synced else 0)
 
     def _set_promotion(self, piece_type):
         game = self.game
@@ -732,10 +766,17 @@ class Referee:
         self.out.append(("promote", m))
         self._after_position_change(keep_touches=False)
 
-    def _after_position_change(self, keep_touches=False):
+    def _after_position_change(self, keep_touches=False, moved=0):
+        """moved: the move just played, when base was the occupancy before it: then prev is that
+        and base changes on the move's squares (2-4 stores, where reading the position takes two
+        64-square loops and an unmake/make, 2 ms on the Pico)."""
         game = self.game
-        self._sync_base()
-        self._set_prev()
+        if moved:
+            self.prev[:] = self.base
+            self._move_base(moved)
+        else:
+            self._sync_base()
+            self._set_prev()
         self._reset_turn()
         if game.is_over():
             if self.phase != OVER:
@@ -749,6 +790,18 @@ class Referee:
                 self.out.append(("claim", c))
         self._claims = claims
         self._recompute()
+
+    def _move_base(self, m):
+        base = self.base
+        base[move_from(m)] = 0
+        base[move_to(m)] = 1
+        flag = m >> 14
+        if flag == MOVE_CASTLING:
+            rf, rt = _castling_rook(m)
+            base[rf] = 0
+            base[rt] = 1
+        elif flag == MOVE_EN_PASSANT:
+            base[_victim(m)] = 0
 
     def _set_prev(self):
         """prev = the occupancy before the last move (what a takeback must set up)."""
@@ -765,8 +818,7 @@ class Referee:
     def _reset_turn(self):
         self.touched = []
         self._n_waiting = 0
-        for sq in range(64):
-            self.was_lifted[sq] = 0
+        self.was_lifted[:] = _ZEROS
         self._clear_error()
 
     # ------------------------------------------------------------------ errors
