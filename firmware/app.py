@@ -22,6 +22,11 @@ STUCK_MS = 8000
 # loses one ply at most.
 SAVE_QUIET_MS = 300
 PROMOTION_QUIET_MS = 2000
+# After a move the game knows only whether the side to move has a move (core/game.py); the list
+# of legal moves, which the next lift needs, is built ahead in the still scans that follow, this
+# many pieces a scan: about 0.5 ms each on the Pico, where the whole list at once is 15-25 ms, so
+# no scan period is lost to it. A lift before it is done builds the rest then.
+LEGAL_PIECES_PER_STEP = 3
 
 
 class App:
@@ -103,17 +108,21 @@ class App:
         ref = self.referee
         raw = self._scan()
         n = feed_scan(self.debouncer, ref, raw, now)
+        still = not n and self.debouncer.unsettled == 0
         if n:
             state = self.debouncer.changed
             for i in range(n):
                 self._changed_at[state[i]] = now
         if ref.out:
+            still = False
             self._dispatch()
-        if self.save_due and self.debouncer.unsettled == 0:
-            # Still long enough for a save (see SAVE_QUIET_MS)?
-            last = ref.game.last_move()
-            if now - ref.last_change >= (PROMOTION_QUIET_MS if last and move_promotion(last) else SAVE_QUIET_MS):
-                self.save()
+        game = ref.game
+        if self.save_due and self.debouncer.unsettled == 0 and (
+            now - ref.last_change >= (PROMOTION_QUIET_MS if move_promotion(game.last_move()) else SAVE_QUIET_MS)
+        ):
+            self.save()  # still long enough for a save (see SAVE_QUIET_MS)
+        elif still and not game.legal_ready():
+            game.prepare_legal(LEGAL_PIECES_PER_STEP)
         if n:
             self._check_matrix(now)
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
