@@ -121,7 +121,7 @@ class App:
             now - ref.last_change >= (PROMOTION_QUIET_MS if move_promotion(game.last_move()) else SAVE_QUIET_MS)
         ):
             self.save()  # still long enough for a save (see SAVE_QUIET_MS)
-        elif still and not game.legal_ready():
+        elif still and not game.legal_ready:
             game.prepare_legal(LEGAL_PIECES_PER_STEP)
         if n:
             self._check_matrix(now)

@@ -85,11 +85,16 @@ class Board:
         self._last_ticks = ticks
         now = self.now
         self.app.step(now)
-        self.link.poll(now)
-        blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault_seen else HEARTBEAT_MS
-        if self.status_led is not None and now - self._beat >= blink:
-            self._beat = now
-            self.status_led.value(not self.status_led.value())
+        link = self.link
+        if link.polls:
+            link.poll(now)
+        else:
+            link.now = now  # all poll() does outside CPP and ChessLink: one call less a scan
+        if now - self._beat >= FAULT_BLINK_MS and self.status_led is not None:
+            blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault_seen else HEARTBEAT_MS
+            if now - self._beat >= blink:
+                self._beat = now
+                self.status_led.value(not self.status_led.value())
 
     async def scan_task(self, period_ms, steps=-1):
         """app.step every period_ms (less the time the step took); `steps` < 0 runs forever."""

@@ -98,6 +98,11 @@ class DeferPerSquare:
 
         The squares are in self.changed[:n] in square order, their new occupancy in self.state.
         Calling update() before reset() adopts the scan as reset() would and reports nothing."""
+        # The common case by far: nothing on the board moved and no timer runs. One C-level
+        # comparison of 8 rank bytes instead of 64 steps of Python (and no call to unpack them).
+        if self.unsettled == 0 and raw == self._ranks and self.started:
+            self._last_ms = now_ms
+            return 0
         if not self.started:
             self.reset(raw, now_ms)
             return 0
@@ -105,8 +110,6 @@ class DeferPerSquare:
         self._last_ms = now_ms
         ranks = self._as_ranks(raw)
         last = self._ranks
-        # The common case by far: nothing on the board moved and no timer runs. One C-level
-        # comparison of 8 bytes instead of 64 steps of Python.
         if self.unsettled == 0 and ranks == last:
             return 0
         if elapsed > _MAX_MS:

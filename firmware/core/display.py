@@ -113,8 +113,15 @@ class Display:
         moves = self._moves
         while moves:
             moves.pop()
+        lo = 0
+        hi = -1
         if own >= 0:
-            game.destinations(own, moves)
+            if game.legal_ready and game.legal_grouped:
+                moves = game.legal  # the game's list has them together: no generation, no copy
+                lo = game.legal_first[own]
+                hi = lo + game.legal_count[own]
+            else:
+                game.destinations(own, moves)
         elif referee.emptied:
             # Only an opponent's piece is up (victim first): the moves that take it.
             v = referee.emptied[0]
@@ -127,7 +134,10 @@ class Display:
         priority = _PRIORITY
         quiet = priority[S.QUIET]
         capture = priority[S.CAPTURE]
-        for m in moves:
+        if hi < 0:
+            hi = len(moves)
+        for i in range(lo, hi):
+            m = moves[i]
             if check and not referee._allowed(m, ob):
                 continue
             t = SQ64[(m >> 7) & 127]  # move_to(m), inline: once per destination

@@ -8,6 +8,7 @@ from core.position import (
     BLACK,
     NO_SQUARE,
     Position,
+    SQ64,
     SQUARES88,
     STARTING_FEN,
     WHITE,
@@ -18,6 +19,7 @@ from core.position import (
 from core import notation
 
 _KEYS_CHUNK = bytes(4 * 64)  # the key array grows by 64 positions at a time
+_ZEROS = bytes(64)
 
 # Why a game ended (the `end RESULT REASON` words of tools/replay.py).
 CHECKMATE = "checkmate"
@@ -50,6 +52,13 @@ class Game:
         # there is one, and on the Pico the whole list of a middlegame costs 15-25 ms.
         self._legal = []
         self._legal_next = 64  # the next square prepare_legal() looks at; 64: the list is complete
+        self.legal_ready = True  # the list is complete: legal costs nothing now
+        # Where each square's moves are in the list once it is complete: legal[first[sq]:][:count[sq]]
+        # (a position has at most 218 legal moves, a piece 27: bytes hold them). Valid while
+        # legal_grouped is True: the list has each piece's moves together, as generate_legal makes it.
+        self.legal_first = bytearray(64)
+        self.legal_count = bytearray(64)
+        self.legal_grouped = False
         self.result = "*"
         self.reason = None
         self.claims = ()  # draws the side to move may claim now
@@ -108,10 +117,6 @@ class Game:
             self.prepare_legal(64)
         return self._legal
 
-    def legal_ready(self):
-        """Is the legal-move list of the current position built (legal costs nothing now)?"""
-        return self._legal_next >= 64
-
     def prepare_legal(self, pieces):
         """Build the legal-move list ahead of need: at most `pieces` more of the side to move's
         pieces (all of it in check, where one piece's moves depend on all the checks). Returns
@@ -122,18 +127,39 @@ class Game:
             return True
         p = self.position
         out = self._legal
+        first = self.legal_first
+        count = self.legal_count
         if self.check or (sq == 0 and pieces >= 16):
             while out:
                 out.pop()
             p.generate_legal(out)
             self._legal_next = 64
+            self.legal_ready = True
+            # One pass to find where each square's moves are (they are together unless a future
+            # generator interleaves them: then legal_grouped stays False and callers scan the list).
+            grouped = True
+            last = -1
+            i = 0
+            for m in out:
+                s = SQ64[m & 127]
+                if s != last:
+                    if count[s]:
+                        grouped = False
+                    first[s] = i
+                    last = s
+                count[s] += 1
+                i += 1
+            self.legal_grouped = grouped
             return True
         board = p.board
         us = p.side
         while sq < 64 and pieces > 0:
             piece = board[SQUARES88[sq]]
             if piece and piece & BLACK == us:
+                n = len(out)
                 p.generate_legal(out, sq)
+                first[sq] = n
+                count[sq] = len(out) - n
                 pieces -= 1
             sq += 1
         while sq < 64:
@@ -142,7 +168,8 @@ class Game:
                 break
             sq += 1  # the empty squares and the opponent's pieces after the last piece done
         self._legal_next = sq
-        return sq >= 64
+        self.legal_ready = sq >= 64
+        return self.legal_ready
 
     def destinations(self, sq64, out):
         """Legal moves of the piece on one square (0..63), appended to out."""
@@ -180,12 +207,22 @@ class Game:
         while legal:
             legal.pop()
         self._legal_next = 0  # built later, when wanted (legal) or ahead of need (prepare_legal)
+        self.legal_ready = False
+        self.legal_count[:] = _ZEROS
         self.check = p.is_check()
+        self.legal_grouped = not self.check  # piece by piece (prepare_legal) out of check
         result = "*"
         reason = None
         claims = ()
-        # Mate and stalemate need only whether a move exists: the search stops at the first one.
-        can_move = p.has_legal_move()
+        # Mate and stalemate need only whether a move exists. Out of check the list is begun piece by
+        # piece until it has one (usually the first piece or two: about 0.5 ms each on the Pico),
+        # the rest built later; in check Position.has_legal_move stops at the first evasion.
+        if self.check:
+            can_move = p.has_legal_move()
+        else:
+            while not legal and self._legal_next < 64:
+                self.prepare_legal(1)
+            can_move = len(legal) > 0
         if not can_move and self.check:
             result = "0-1" if p.side == WHITE else "1-0"
             reason = CHECKMATE

@@ -295,6 +295,8 @@ class Referee:
 
     def tick(self, now):
         """Call every scan: confirms touches, commits what has been still long enough."""
+        if not self._n_waiting and self.pending_kind is None and not self.resting and (self.in_progress or self.error is not None):
+            return  # nothing can be due: the step of a still board (no lift waiting, no move shown)
         i = 0
         while i < self._n_waiting:
             sq = self._waiting[i]
@@ -397,7 +399,7 @@ class Referee:
             self.in_progress = True  # a promotion tap: the piece comes back to its square
             return
         if self.phase == PLAY:
-            move, progress = self._match(self.game.legal, base, emptied, filled)
+            move, progress = self._match_board(base, emptied, filled)
             if move:
                 if self._allowed(move):
                     self.pending = move
@@ -448,8 +450,30 @@ class Referee:
         if self.error is not None:
             self._raise_error()  # the wrong squares changed: say so again
 
-    def _match(self, legal, base, emptied, filled):
-        """(the legal move the board shows or 0, whether a legal move can still come of it)."""
+    def _match_board(self, base, emptied, filled):
+        """_match over the legal moves that can explain the board. With one of the side to move's
+        pieces up and nothing else changed (a lift, the step that must light its moves at once)
+        only that piece's moves can, and castling if it is a rook: the game keeps each piece's
+        moves together, so those are a slice of its list instead of all 30-50 moves."""
+        game = self.game
+        legal = game.legal
+        if len(emptied) == 1 and not filled and game.legal_grouped:
+            e0 = emptied[0]
+            pos = game.position
+            piece = pos.piece_at(e0)
+            if piece & BLACK == pos.side:
+                lo = game.legal_first[e0]
+                found, progress = self._match(legal, base, emptied, filled, lo, lo + game.legal_count[e0])
+                if piece & 7 == ROOK and not progress:
+                    k = pos.king_square(pos.side)  # castling is among the king's moves
+                    lo = game.legal_first[k]
+                    progress = self._match(legal, base, emptied, filled, lo, lo + game.legal_count[k])[1]
+                return found, progress
+        return self._match(legal, base, emptied, filled)
+
+    def _match(self, legal, base, emptied, filled, lo=0, hi=-1):
+        """(the legal move the board shows or 0, whether a legal move can still come of it), from
+        legal[lo:hi] (all of it by default)."""
         ne = len(emptied)
         nf = len(filled)
         if ne > 2 or nf > 2 or (nf and not ne):
@@ -465,7 +489,10 @@ class Referee:
         progress = False
         promotion = self.promotion
         sq64 = SQ64
-        for m in legal:
+        if hi < 0:
+            hi = len(legal)
+        for i in range(lo, hi):
+            m = legal[i]
             f = sq64[m & 127]  # move_from and move_to, inline: this loop runs over every legal move
             t = sq64[(m >> 7) & 127]
             flag = m >> 14

@@ -15,6 +15,12 @@
 # 3.8 A for 64 white LEDs) and roughly linearly below, plus about 1 mA each while dark. The
 # frame's estimate is sum(channel values) * channel_ma / 255 + 64 * idle; when it exceeds
 # current_cap_ma every channel is scaled down by the same factor, so colours keep their hue.
+#
+# Painting: the 64 squares' colours go into the strip buffer in one call, paint(out, frame, table,
+# params) below. On the Pico hardware/ws2812_paint.py does the same in native code (viper): this
+# Python loop costs about 1.8 ms of RP2040 time a frame, a fifth of the step that shows a lift.
+from array import array
+
 from micropython import const
 
 from core import signals
@@ -22,11 +28,70 @@ from hardware import leds
 
 _SQUARES = const(64)
 _BYTES = const(192)
+_COUNT = const(22)  # signals.COUNT, checked below: paint() tables are laid out for it
+
+# paint()'s table (bytes): the byte offset of each square's LED in the strip buffer, then the
+# full-scale colour of each code (leds.COLOURS), then 1 for the codes that pulse.
+T_COLOURS = const(64)
+T_PULSE = const(130)  # T_COLOURS + 3 * _COUNT
+_TABLE = const(152)
+# paint()'s params (array of 16-bit words): each code's RGB blink pattern, then these.
+P_SLOT = const(22)  # the blink slot now (0-15)
+P_STEADY = const(23)  # brightness of a steady colour, x/256
+P_PULSE = const(24)  # ... and of a pulsing one now
+P_ORDER = const(25)  # 25, 26, 27: where red, green and blue go in an LED's 3 bytes
+_PARAMS = const(28)
+# paint() returns the sum of the channel values written | these flags for the frame's codes.
+BLINKS = const(1 << 20)  # a code with a blink pattern (the picture changes every 128 ms)
+PULSES = const(1 << 21)  # a pulsing code (the picture changes every 32 ms)
+_TOTAL = const(0xFFFFF)
+
+if signals.COUNT != _COUNT:
+    raise ImportError("hardware/ws2812.py: paint() tables are laid out for %d signals" % _COUNT)
 
 
-# The codes whose colour changes with time on a WS2812B (blink patterns), as 1-byte bytes for a
-# C-level search of the frame, like leds.PULSE_CODES.
-_BLINK_CODES = tuple(bytes((c,)) for c in range(1, signals.COUNT) if leds.RGB_BLINK[c] not in (leds.STEADY, leds.DARK))
+def paint(out, frame, table, params):
+    """Each square's colour now into out (the strip buffer, GRB): dark for off, an unknown code or
+    a blink slot that is dark, else the code's colour at its brightness. Returns the sum of the
+    channel values | BLINKS | PULSES as the frame has them. The plain path of CPython, the unix
+    port and WebAssembly; hardware/ws2812_paint.py is the same in viper for the Pico."""
+    bit = 1 << params[P_SLOT]
+    k_steady = params[P_STEADY]
+    k_pulse = params[P_PULSE]
+    o_r = params[P_ORDER]
+    o_g = params[P_ORDER + 1]
+    o_b = params[P_ORDER + 2]
+    total = 0
+    flags = 0
+    for sq in range(_SQUARES):
+        i = table[sq]
+        code = frame[sq]
+        if code == 0 or code >= _COUNT:
+            out[i] = 0
+            out[i + 1] = 0
+            out[i + 2] = 0
+            continue
+        pattern = params[code]
+        k = k_steady
+        if table[T_PULSE + code]:
+            flags |= PULSES
+            k = k_pulse
+        if pattern != 0xFFFF:
+            flags |= BLINKS
+            if not pattern & bit:
+                out[i] = 0
+                out[i + 1] = 0
+                out[i + 2] = 0
+                continue
+        c = T_COLOURS + 3 * code
+        r = (table[c] * k) >> 8
+        g = (table[c + 1] * k) >> 8
+        b = (table[c + 2] * k) >> 8
+        out[i + o_r] = r
+        out[i + o_g] = g
+        out[i + o_b] = b
+        total += r + g + b
+    return total | flags
 
 
 def _rows_chain():
@@ -46,26 +111,33 @@ class Ws2812Leds:
     # mA each LED draws while dark (the WS2812B's own controller), counted against the cap.
     idle_ma = 1
 
-    def __init__(self, np, chain=None, brightness=None, current_cap_ma=None, channel_ma=None):
+    def __init__(self, np, chain=None, brightness=None, current_cap_ma=None, channel_ma=None, paint=paint):
         if len(np) != _SQUARES or getattr(np, "bpp", 3) != 3:
             raise ValueError("need a NeoPixel of 64 RGB pixels")
         self._np = np
         order = getattr(np, "ORDER", (1, 0, 2, 3))
-        self._o_r = order[0]
-        self._o_g = order[1]
-        self._o_b = order[2]
         if chain is None:
             chain = _rows_chain()
         if len(chain) != _SQUARES or sorted(chain) != list(range(_SQUARES)):
             raise ValueError("chain must name each of the 64 squares once")
-        # Byte offset in the strip buffer of each square's LED.
-        self._offset = bytearray(_SQUARES)
+        self._paint = paint
+        table = bytearray(_TABLE)
         for n in range(_SQUARES):
-            self._offset[chain[n]] = 3 * n
+            table[chain[n]] = 3 * n  # the byte offset in the strip buffer of each square's LED
+        table[T_COLOURS:T_PULSE] = leds.COLOURS
+        table[T_PULSE:_TABLE] = leds.RGB_PULSE
+        self._table = table
+        params = array("H", bytes(2 * _PARAMS))
+        for code in range(_COUNT):
+            params[code] = leds.RGB_BLINK[code]
+        for n in range(3):
+            params[P_ORDER + n] = order[n]
+        self._params = params
         self._next = bytearray(_BYTES)  # the frame being computed, in strip byte order
         self._frame = bytearray(_SQUARES)  # the frame of the last show(), to skip repeats
         self._phase = -1
         self._still = False  # the last frame shown has no blinking or pulsing square
+        self._pulsing = False  # ... has a pulsing square
         self.writes = 0  # strip writes, for tests and the bench
         self.current_ma = self.idle_ma * _SQUARES  # estimate for the pixels shown
         if channel_ma is not None:
@@ -92,64 +164,36 @@ class Ws2812Leds:
         """Show a frame of signal codes (bytearray(64), index 0 = a1). True when the strip was written.
 
         Allocates nothing; costs one bytearray comparison when the frame is the last one and
-        nothing in it blinks or pulses (the common case: measured on the RP2040, the blink and
-        pulse checks below cost 180 us a scan, a third of an idle step)."""
-        if self._still and frame == self._frame:
-            return False
-        pulse = 0
-        for code in leds.PULSE_CODES:
-            if code in frame:  # a C-level search of the frame for a 1-byte bytes
-                pulse = 1
-                break
-        # Blink patterns change every 128 ms, the pulse every 32 ms: nothing else moves the picture.
-        phase = (now_ms >> 5) & 0x3FFF if pulse else (now_ms >> leds.SLOT_SHIFT) & 0xF
-        phase += pulse << 14
-        same = frame == self._frame
-        # From the next call on, a frame with nothing blinking or pulsing costs one comparison.
-        self._still = not pulse and not self._blinks(frame)
-        if phase == self._phase and same:
-            return False
-        self._phase = phase
-        self._frame[:] = frame
+        nothing in it blinks or pulses (the common case), and one more and a little arithmetic when
+        something blinks but its blink slot has not changed."""
+        if frame == self._frame:
+            if self._still:
+                return False
+            # Blink patterns change every 128 ms, the pulse every 32 ms: nothing else moves the picture.
+            if self._phase_at(now_ms) == self._phase:
+                return False
+        else:
+            self._frame[:] = frame
         return self._render(frame, now_ms)
 
-    def _blinks(self, frame):
-        for code in _BLINK_CODES:
-            if code in frame:
-                return True
-        return False
+    def _phase_at(self, now_ms):
+        if self._pulsing:
+            return ((now_ms >> 5) & 0x3FFF) | 0x4000
+        return (now_ms >> leds.SLOT_SHIFT) & 0xF
 
     def _render(self, frame, now_ms):
         out = self._next
-        offset = self._offset
-        colours = leds.COLOURS
-        blink = leds.RGB_BLINK
-        pulsing = leds.RGB_PULSE
-        bit = leds.slot_bit(now_ms)
+        params = self._params
         k_steady = self.brightness + 1  # x/256: 255 keeps full scale, 0 is dark
-        k_pulse = (k_steady * (leds.pulse_level(now_ms) + 1)) >> 8  # 255 keeps full scale
-        o_r = self._o_r
-        o_g = self._o_g
-        o_b = self._o_b
-        count = signals.COUNT
-        total = 0
-        for sq in range(_SQUARES):
-            i = offset[sq]
-            code = frame[sq]
-            if code == 0 or code >= count or not blink[code] & bit:
-                out[i] = 0
-                out[i + 1] = 0
-                out[i + 2] = 0
-                continue
-            k = k_pulse if pulsing[code] else k_steady
-            c = 3 * code
-            r = (colours[c] * k) >> 8
-            g = (colours[c + 1] * k) >> 8
-            b = (colours[c + 2] * k) >> 8
-            out[i + o_r] = r
-            out[i + o_g] = g
-            out[i + o_b] = b
-            total += r + g + b
+        params[P_SLOT] = (now_ms >> leds.SLOT_SHIFT) & 0xF
+        params[P_STEADY] = k_steady
+        params[P_PULSE] = (k_steady * (leds.pulse_level(now_ms) + 1)) >> 8  # 255 keeps full scale
+        total = self._paint(out, frame, self._table, params)
+        # From the next call on, a frame with nothing blinking or pulsing costs one comparison.
+        self._pulsing = bool(total & PULSES)
+        self._still = not total & (PULSES | BLINKS)
+        self._phase = self._phase_at(now_ms)
+        total &= _TOTAL
         if total > self._budget:
             # Over the cap: scale every channel by budget/total, in 1/256ths (budget << 8 stays a
             # small int on the Pico for any cap up to 300 A).

@@ -64,6 +64,7 @@ class Link:
         self.now = 0
         self.errors = 0  # lines refused, for tests and status
         self.dialect = None  # BOARD, CPP or CHESSLINK once the PC has spoken
+        self.polls = False  # poll() has work in this dialect (CPP, ChessLink): main.py skips it else
         self.board = board.BoardCommands(self)
         self.cpp = None  # the dialects' objects, made when first spoken
         self.chesslink = None
@@ -90,6 +91,7 @@ class Link:
             elif self.dialect == CHESSLINK:
                 self.chesslink.leave()
             self.dialect = dialect
+            self.polls = dialect == CPP or dialect == CHESSLINK
             if dialect == BOARD:
                 held = self._held
                 self._held = []

@@ -107,6 +107,75 @@ def test_ws2812_show_allocates_nothing():
     assert np.writes > writes + 20  # the strip really was recomputed and written meanwhile
 
 
+def _native_paint():
+    """hardware/ws2812_paint.py's viper paint() where this runtime compiles viper (the unix port,
+    the Pico), else None (CPython, where the shim makes it plain Python, and WebAssembly)."""
+    if not MICROPYTHON:
+        return None
+    try:
+        from hardware.ws2812_paint import paint
+    except (ImportError, SyntaxError, ValueError, NotImplementedError):
+        return None
+    return paint
+
+
+def test_ws2812_native_paint_equals_the_plain_one():
+    # The Pico paints with viper, the other runtimes with Python: both must give the same strip
+    # bytes and the same return value (channel sum and blink/pulse flags) for every code, in every
+    # blink slot and pulse level, in both byte orders and both chains.
+    import hardware.ws2812 as W
+
+    native = _native_paint()
+    seed = 12345
+    for order, chain in (((1, 0, 2, 3), None), ((0, 1, 2, 3), bytes(reversed(range(64))))):
+        np = FakeNeoPixel()
+        np.ORDER = order
+        strip = Ws2812Leds(np, chain=chain)
+        for trial in range(40):
+            frame = bytearray(64)
+            for sq in range(64):
+                seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+                frame[sq] = (seed >> 8) % (S.COUNT + 2) if (seed >> 4) % 3 else 0  # unknown codes too
+            params = strip._params
+            params[W.P_SLOT] = trial % 16
+            params[W.P_STEADY] = (trial * 37) % 257
+            params[W.P_PULSE] = (trial * 11) % 257
+            plain_out = bytearray(192)
+            plain = W.paint(plain_out, frame, strip._table, params)
+            if native is not None:
+                native_out = bytearray(192)
+                assert native(native_out, frame, strip._table, params) == plain
+                assert native_out == plain_out
+    # A frame with one steady code: no flags; with a pulsing code: PULSES.
+    strip = Ws2812Leds(FakeNeoPixel())
+    frame = bytearray(64)
+    frame[3] = S.QUIET
+    assert not W.paint(bytearray(192), frame, strip._table, strip._params) & (W.BLINKS | W.PULSES)
+    frame[4] = S.CHECK
+    assert W.paint(bytearray(192), frame, strip._table, strip._params) & W.PULSES
+    frame[4] = S.ILLEGAL
+    assert W.paint(bytearray(192), frame, strip._table, strip._params) & W.BLINKS
+
+
+def test_ws2812_native_show_allocates_nothing():
+    native = _native_paint()
+    if native is None:
+        return
+    np = FakeNeoPixel()
+    strip = Ws2812Leds(np, paint=native)
+    frame = busy_frame()
+    t = [0]
+
+    def step():
+        t[0] += 37
+        strip.show(frame, t[0])
+
+    step()
+    writes = np.writes
+    assert allocated(step) == 0
+    assert np.writes > writes + 20
+
+
 def test_max7219_show_allocates_nothing():
     cs = FakePin("cs", FakePin.OUT, value=1)
     chip = FakeMax7219(cs)
