@@ -132,7 +132,9 @@ class App:
             self.opponent.step(now)  # one thinking slice at most: the scan loop never waits for it
         elif n and self._kings_up() and self.engine() is not None:
             self.opponent.step(now)  # the two-kings gesture at the start position: the engine comes in
-        self._show(now)
+        if ref.version != self._version:
+            self._render()
+        self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)  # _show, inline
         self.steps += 1
         return n
 
@@ -190,13 +192,16 @@ class App:
             self.console("could not save the game: %s" % e)
 
     def _show(self, now):
-        ref = self.referee
-        if ref.version != self._version:
-            self._version = ref.version
-            self.display.render(ref, self.faults)
-            if self.opponent is not None:
-                self.opponent.paint(self.frame)
+        if self.referee.version != self._version:
+            self._render()
         self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)
+
+    def _render(self):
+        ref = self.referee
+        self._version = ref.version
+        self.display.render(ref, self.faults)
+        if self.opponent is not None:
+            self.opponent.paint(self.frame)
 
     def redraw(self):
         """Something outside the referee changed (a PC move to show, a fault): redraw next step."""

@@ -58,7 +58,9 @@ class DeferPerSquare:
         self.changed = bytearray(_SQUARES)  # squares that changed in the last update, in square order
         self.unsettled = 0  # squares whose raw reading changed within the last debounce_ms
         self.started = False  # False until reset() (or the first update()) saw a scan
-        self._ranks = bytearray(8)  # raw reading of the previous update, a byte per rank
+        # The raw reading of the previous update, a byte per rank. While unsettled is 0, a scan equal
+        # to it changes nothing: core/pipeline.py skips update() then.
+        self.raw_ranks = bytearray(8)
         self._timing = bytearray(8)  # bit f of byte r: the timer of square 8r+f runs
         self._left = bytearray(_SQUARES)  # ms until that reading counts as settled; 0 = settled
         self._packed = bytearray(8)  # a 64-byte scan packed into rank bytes
@@ -82,7 +84,7 @@ class DeferPerSquare:
         left = self._left
         for r in range(8):
             bits = ranks[r]
-            self._ranks[r] = bits
+            self.raw_ranks[r] = bits
             self._timing[r] = 0
             sq = r << 3
             for f in range(8):
@@ -100,7 +102,7 @@ class DeferPerSquare:
         Calling update() before reset() adopts the scan as reset() would and reports nothing."""
         # The common case by far: nothing on the board moved and no timer runs. One C-level
         # comparison of 8 rank bytes instead of 64 steps of Python (and no call to unpack them).
-        if self.unsettled == 0 and raw == self._ranks and self.started:
+        if self.unsettled == 0 and raw == self.raw_ranks and self.started:
             self._last_ms = now_ms
             return 0
         if not self.started:
@@ -109,7 +111,7 @@ class DeferPerSquare:
         elapsed = (now_ms - self._last_ms) & _TICKS_MASK
         self._last_ms = now_ms
         ranks = self._as_ranks(raw)
-        last = self._ranks
+        last = self.raw_ranks
         if self.unsettled == 0 and ranks == last:
             return 0
         if elapsed > _MAX_MS:

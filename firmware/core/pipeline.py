@@ -8,6 +8,11 @@ def feed_scan(debouncer, referee, raw, now):
     """Debounce one scan (bytearray(64) of 0/1) taken at `now` ms and pass the changes to the
     referee, lifts before places (a lift can make the move on the board final, and a place in the
     same scan belongs to what comes after it). Returns how many squares changed."""
+    if debouncer.unsettled == 0 and raw == debouncer.raw_ranks and debouncer.started:
+        # A still board, the common case: the debouncer would report nothing (one C-level
+        # comparison of the rank bytes here saves its call, 25-40 us on the Pico).
+        referee.tick(now)
+        return 0
     n = debouncer.update(raw, now)
     if n:
         state = debouncer.state

@@ -23,14 +23,17 @@ _TIMERAWL = const(0x40054028)  # the microsecond timer's low word, read without 
 
 
 @micropython.viper
-def _read(ranks, masks, settle_us: int, base: int) -> int:
+def _read(ranks, masks) -> int:
     # ranks: bytearray(8) filled with the closed switches of each rank (bit f = file a+f);
-    # masks: array("I") of each rank's row GPIO bit. Returns the columns that read low with no
-    # row selected (bits 0-7) | the number of closed switches << 8.
+    # masks: array("I") of each rank's row GPIO bit, then the settle time in us and the GPIO of
+    # file a (two arguments: the scan loop calls this directly, every word counts). Returns the
+    # columns that read low with no row selected (bits 0-7) | the number of closed switches << 8.
     sio = ptr32(_SIO)
     timer = ptr32(_TIMERAWL)
     out = ptr8(ranks)
     mask = ptr32(masks)
+    settle_us = int(mask[8])
+    base = int(mask[9])
     stuck = (sio[_GPIO_IN] >> base) ^ 0xFF
     stuck &= 0xFF
     closed = 0
@@ -68,22 +71,22 @@ def _spread(ranks, squares):
 
 class SioRanks:
     """MatrixScanner(ranks_reader=...) on the Pico: read(ranks) reads all 8 ranks in one call,
-    spread(ranks, squares) unpacks them into a square per byte.
+    spread(ranks, squares) unpacks them into a square per byte; native = (function, argument):
+    native[0](ranks, native[1]) is read(ranks) without its Python call, for the scan loop.
 
     row_gpios: the 8 row GPIOs, rank 1 first, already Pin(n, Pin.OPEN_DRAIN, value=1);
     column_base: the GPIO of file a (the 8 columns are consecutive, config.py checks it)."""
 
     def __init__(self, row_gpios, column_base, settle_us, mem32):
-        self._masks = array("I", [1 << n for n in row_gpios])
-        self._base = column_base
-        self.settle_us = settle_us
+        self._masks = array("I", [1 << n for n in row_gpios] + [settle_us, column_base])
+        self.native = (_read, self._masks)
         bits = 0
         for n in row_gpios:
             bits |= 1 << n
         mem32[_GPIO_OUT_CLR] = bits  # a selected row must drive 0: open drain never drives 1
 
     def read(self, ranks):
-        return _read(ranks, self._masks, self.settle_us, self._base)
+        return _read(ranks, self._masks)
 
     def spread(self, ranks, squares):
         _spread(ranks, squares)
