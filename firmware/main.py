@@ -22,6 +22,7 @@ try:
     _ticks_ms = time.ticks_ms
     _ticks_us = time.ticks_us
     _ticks_diff = time.ticks_diff
+    _ticks_add = time.ticks_add
     _sleep_ms = asyncio.sleep_ms
 except AttributeError:  # CPython (host tests): the same calls on a monotonic clock
     def _ticks_ms():
@@ -32,6 +33,9 @@ except AttributeError:  # CPython (host tests): the same calls on a monotonic cl
 
     def _ticks_diff(a, b):
         return a - b
+
+    def _ticks_add(a, b):
+        return a + b
 
     def _sleep_ms(ms):
         return asyncio.sleep(ms / 1000)
@@ -97,13 +101,24 @@ class Board:
                 self.status_led.value(not self.status_led.value())
 
     async def scan_task(self, period_ms, steps=-1):
-        """app.step every period_ms (less the time the step took); `steps` < 0 runs forever."""
+        """app.step every period_ms on a fixed schedule; `steps` < 0 runs forever.
+
+        Fixed: each scan is due period_ms after the one before, whatever the steps took, so scans
+        stay period_ms apart on average. Sleeping period_ms less the step's time, counted in whole
+        ms, stretched the period to 5.5-6 ms; the debouncer's 10 ms then took two periods of 6 ms
+        and more, and a lift lit its LEDs up to 21 ms after it instead of 18 ms (tools/bench_pico.py).
+        A step that overran its period (a save) starts the schedule afresh from its end: no burst
+        of catch-up scans."""
+        due = _ticks_ms()
         while steps != 0:
-            t0 = _ticks_ms()
-            self.tick(t0)
-            spent = _ticks_diff(_ticks_ms(), t0)
+            self.tick(_ticks_ms())
+            due = _ticks_add(due, period_ms)
+            wait = _ticks_diff(due, _ticks_ms())
+            if wait < 0:
+                due = _ticks_ms()
+                wait = 0
             # sleep_ms(0) still yields, so the input task gets its turn even after a slow step.
-            await _sleep_ms(period_ms - spent if spent < period_ms else 0)
+            await _sleep_ms(wait)
             if steps > 0:
                 steps -= 1
 

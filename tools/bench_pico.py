@@ -91,6 +91,7 @@ save_step = []
 plies = len(app.referee.game.moves)
 print("GO")
 go = ticks_ms()
+due = go
 while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
     t0 = ticks_us()
     board.tick(ticks_ms())
@@ -109,7 +110,13 @@ while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
         seq = board.store.seq
         save_step.append(dt)
     writes = app.leds.writes
-    time.sleep_ms(5 - dt // 1000 if dt < 5000 else 0)
+    # The schedule of main.py's scan_task: each scan due 5 ms after the last, whatever the step took.
+    due = time.ticks_add(due, 5)
+    wait = ticks_diff(due, ticks_ms())
+    if wait < 0:
+        due = ticks_ms()
+        wait = 0
+    time.sleep_ms(wait)
 def spread(values, scale):
     v = sorted(values)
     return "%%.1f" %% (v[len(v) // 2] / scale), "median of %%d, worst %%.1f" %% (len(v), v[-1] / scale)

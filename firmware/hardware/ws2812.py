@@ -17,8 +17,9 @@
 # current_cap_ma every channel is scaled down by the same factor, so colours keep their hue.
 #
 # Painting: the 64 squares' colours go into the strip buffer in one call, paint(out, frame, table,
-# params) below. On the Pico hardware/ws2812_paint.py does the same in native code (viper): this
-# Python loop costs about 1.8 ms of RP2040 time a frame, a fifth of the step that shows a lift.
+# params): hardware/ws2812_plain.py's Python loop on CPython, the unix port and WebAssembly, and on
+# the Pico hardware/ws2812_paint.py's native code (viper), where the Python loop costs 1.8 ms of
+# RP2040 time a frame (a fifth of the step that shows a lift) and its bytecode 0.5 kB of heap.
 from array import array
 
 from micropython import const
@@ -50,50 +51,6 @@ if signals.COUNT != _COUNT:
     raise ImportError("hardware/ws2812.py: paint() tables are laid out for %d signals" % _COUNT)
 
 
-def paint(out, frame, table, params):
-    """Each square's colour now into out (the strip buffer, GRB): dark for off, an unknown code or
-    a blink slot that is dark, else the code's colour at its brightness. Returns the sum of the
-    channel values | BLINKS | PULSES as the frame has them. The plain path of CPython, the unix
-    port and WebAssembly; hardware/ws2812_paint.py is the same in viper for the Pico."""
-    bit = 1 << params[P_SLOT]
-    k_steady = params[P_STEADY]
-    k_pulse = params[P_PULSE]
-    o_r = params[P_ORDER]
-    o_g = params[P_ORDER + 1]
-    o_b = params[P_ORDER + 2]
-    total = 0
-    flags = 0
-    for sq in range(_SQUARES):
-        i = table[sq]
-        code = frame[sq]
-        if code == 0 or code >= _COUNT:
-            out[i] = 0
-            out[i + 1] = 0
-            out[i + 2] = 0
-            continue
-        pattern = params[code]
-        k = k_steady
-        if table[T_PULSE + code]:
-            flags |= PULSES
-            k = k_pulse
-        if pattern != 0xFFFF:
-            flags |= BLINKS
-            if not pattern & bit:
-                out[i] = 0
-                out[i + 1] = 0
-                out[i + 2] = 0
-                continue
-        c = T_COLOURS + 3 * code
-        r = (table[c] * k) >> 8
-        g = (table[c + 1] * k) >> 8
-        b = (table[c + 2] * k) >> 8
-        out[i + o_r] = r
-        out[i + o_g] = g
-        out[i + o_b] = b
-        total += r + g + b
-    return total | flags
-
-
 def _rows_chain():
     return bytes(range(_SQUARES))
 
@@ -111,7 +68,7 @@ class Ws2812Leds:
     # mA each LED draws while dark (the WS2812B's own controller), counted against the cap.
     idle_ma = 1
 
-    def __init__(self, np, chain=None, brightness=None, current_cap_ma=None, channel_ma=None, paint=paint):
+    def __init__(self, np, chain=None, brightness=None, current_cap_ma=None, channel_ma=None, paint=None):
         if len(np) != _SQUARES or getattr(np, "bpp", 3) != 3:
             raise ValueError("need a NeoPixel of 64 RGB pixels")
         self._np = np
@@ -120,6 +77,8 @@ class Ws2812Leds:
             chain = _rows_chain()
         if len(chain) != _SQUARES or sorted(chain) != list(range(_SQUARES)):
             raise ValueError("chain must name each of the 64 squares once")
+        if paint is None:
+            from hardware.ws2812_plain import paint
         self._paint = paint
         table = bytearray(_TABLE)
         for n in range(_SQUARES):
