@@ -13,7 +13,7 @@
 #   ("claim", reason) ("end", result, reason)
 from micropython import const
 
-from core.game import AGREEMENT, RESIGNATION, Game
+from core.game import RESIGNATION, Game
 from core.position import (
     BLACK,
     KING,
@@ -48,15 +48,6 @@ MISMATCH = "mismatch"
 
 # Promotion taps cycle queen -> rook -> bishop -> knight -> queen (piece types: Q=5 R=4 B=3 N=2).
 _NEXT_PROMOTION = (0, 0, QUEEN, 2, 3, 4)
-
-# DGT convention for results on the board: both kings on the light centre squares (d5, e4) = 1-0,
-# on the dark ones (d4, e5) = 0-1, one on each colour = draw. Two kings side by side can never be
-# a legal position, so this can never be confused with a move.
-_D4 = const(27)
-_E4 = const(28)
-_D5 = const(35)
-_E5 = const(36)
-_CENTRE = (_D4, _E4, _D5, _E5)
 
 _ZEROS = bytes(64)  # copied over a 64-byte array in one C-level move instead of 64 stores
 
@@ -552,110 +543,20 @@ class Referee:
         return True
 
     def _casual_alternatives(self):
-        """Casual mode: a takeback (the previous position set up again), or rook-first castling
-        (the king follows a rook move that was the first half of castling). Returns True if the
-        board is on its way to one of them."""
-        game = self.game
-        if not game.ply():
-            return False
-        if self.occ == self.prev:
-            self.pending_kind = "undo"
-            self.in_progress = True
-            self._clear_error()
-            return True
-        last = game.last_move()
-        for sq in self.emptied + self.filled:
-            if not self._part_of(last, sq):
-                break
-        else:
-            # Only squares of the last move differ: it may be on its way back (a takeback).
-            self.in_progress = True
-            self._clear_error()
-            return True
-        castle = self._rook_first_castling()
-        if castle:
-            prev = self.prev
-            emptied = []
-            filled = []
-            for sq in range(64):
-                if self.occ[sq] != prev[sq]:
-                    (emptied if prev[sq] else filled).append(sq)
-            move, progress = self._match((castle,), prev, emptied, filled)
-            if move:
-                self.pending = move
-                self.pending_kind = "castle"
-            if progress:
-                self.in_progress = True
-                self._clear_error()
-                return True
-        return False
+        # Casual mode only (core/casual.py): a strict board never loads that code.
+        from core.casual import alternatives
 
-    def _rook_first_castling(self):
-        """If the last move was a rook leaving its corner for the square it takes in castling, and
-        castling on that side was legal before it, return that castling move, else 0."""
-        game = self.game
-        last = game.last_move()
-        if not last or last >> 14:
-            return 0
-        f = move_from(last)
-        t = move_to(last)
-        pairs = ((7, 5), (0, 3), (63, 61), (56, 59))
-        if (f, t) not in pairs or game.position.piece_at(t) & 7 != ROOK:
-            return 0
-        pos = game.position
-        pos.unmake()
-        castle = 0
-        king = pos.king_square(pos.side)
-        for m in pos.legal_moves_from(king, []):
-            if m >> 14 == MOVE_CASTLING and _castling_rook(m)[0] == f:
-                castle = m
-        pos.make(last)
-        return castle
+        return alternatives(self)
 
     def _kings_result(self):
-        """The result the kings on the centre squares give (DGT convention), or None."""
-        pos = self.game.position
-        kw = pos.king_square(WHITE)
-        kb = pos.king_square(BLACK)
-        # Where the kings are now: squares they left and centre squares newly filled.
-        targets = []
-        for sq in self.filled:
-            if sq not in _CENTRE:
-                return None
-            targets.append(sq)
-        for sq in self.emptied:
-            if sq != kw and sq != kb:
-                return None
-        kings = list(targets)
-        for k in (kw, kb):
-            if self.occ[k]:
-                kings.append(k)  # this king stayed where it was
-        if len(kings) != 2 or len(targets) == 0:
-            return None
-        if kings[0] not in _CENTRE or kings[1] not in _CENTRE:
-            return None
-        light = 0
-        for sq in kings:
-            if sq == _D5 or sq == _E4:
-                light += 1
-        if light == 2:
-            return ("1-0", RESIGNATION)
-        if light == 0:
-            return ("0-1", RESIGNATION)
-        return ("1/2-1/2", AGREEMENT)
+        from core.results import kings_result  # DGT result gestures (core/results.py)
+
+        return kings_result(self)
 
     def _kings_on_their_way(self):
-        """Only kings are up and only centre squares filled: a result is being set up."""
-        pos = self.game.position
-        kw = pos.king_square(WHITE)
-        kb = pos.king_square(BLACK)
-        for sq in self.emptied:
-            if sq != kw and sq != kb:
-                return False
-        for sq in self.filled:
-            if sq not in _CENTRE:
-                return False
-        return len(self.emptied) > 0
+        from core.results import kings_on_their_way
+
+        return kings_on_their_way(self)
 
     # ------------------------------------------------------------------ touch-move (strict)
 
