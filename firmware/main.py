@@ -103,15 +103,16 @@ class Board:
     async def scan_task(self, period_ms, steps=-1):
         """app.step every period_ms on a fixed schedule; `steps` < 0 runs forever.
 
-        Fixed: each scan is due period_ms after the one before, whatever the steps took, so scans
-        stay period_ms apart on average. Sleeping period_ms less the step's time, counted in whole
-        ms, stretched the period to 5.5-6 ms; the debouncer's 10 ms then took two periods of 6 ms
-        and more, and a lift lit its LEDs up to 21 ms after it instead of 18 ms (tools/bench_pico.py).
-        A step that overran its period (a save) starts the schedule afresh from its end: no burst
-        of catch-up scans."""
+        Fixed: each scan is due period_ms after the one before, whatever the steps took, and is
+        timed at that instant (it runs within a ms of it), so the debouncer's 10 ms are exactly two
+        periods. Sleeping period_ms less the step's time, counted in whole ms, stretched the period
+        to 5.5-6 ms, and a scan read a ms late now and then made 10 ms take three: a lift lit its
+        LEDs up to 21-22 ms after it instead of 18 at most (tools/bench_pico.py). A step that
+        overran its period (a save) starts the schedule afresh from its end: no burst of catch-up
+        scans."""
         due = _ticks_ms()
         while steps != 0:
-            self.tick(_ticks_ms())
+            self.tick(due)
             due = _ticks_add(due, period_ms)
             wait = _ticks_diff(due, _ticks_ms())
             if wait < 0:

@@ -94,7 +94,7 @@ go = ticks_ms()
 due = go
 while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
     t0 = ticks_us()
-    board.tick(ticks_ms())
+    board.tick(due)  # main.py's scan_task times each scan at the instant it is due
     dt = ticks_diff(ticks_us(), t0)
     since = ticks_diff(ticks_ms(), go)
     if nxt < len(lifts) and since >= lifts[nxt] and app.leds.writes != writes:

@@ -139,20 +139,17 @@ class Game:
         count = self.legal_count
         board = p.board
         us = p.side
-        while sq < 64 and pieces > 0:
+        while sq < 64:
             piece = board[SQUARES88[sq]]
             if piece and piece & BLACK == us:
+                if not pieces:
+                    break  # the next call starts here (the squares before it hold none to do)
                 n = len(out)
                 p.generate_legal(out, sq)
                 first[sq] = n
                 count[sq] = len(out) - n
                 pieces -= 1
             sq += 1
-        while sq < 64:
-            piece = board[SQUARES88[sq]]
-            if piece and piece & BLACK == us:
-                break
-            sq += 1  # the empty squares and the opponent's pieces after the last piece done
         self._legal_next = sq
         self.legal_ready = sq >= 64
         return self.legal_ready
