@@ -6,7 +6,7 @@ from core.debounce import DeferPerSquare
 from core.display import Display
 from core.game import Game
 from core.pipeline import feed_scan
-from core.position import move_promotion, square_name
+from core.position import move_promotion
 from core.referee import SETUP, Referee
 
 # A square that reads occupied where the game has no piece, and has not changed for this long while
@@ -209,40 +209,17 @@ class App:
 
     def _check_matrix(self, now):
         """Say once when the scanner reads what no set of pieces can make (a shorted or dead
-        column, a row stuck low), and again only after it has cleared."""
+        column, a row stuck low), and again only after it has cleared (faults.py says it)."""
         fault = self.matrix_fault()
-        if fault and not self.matrix_fault_seen:
-            files = getattr(self.matrix, "stuck_files", 0)
-            self.console(
-                "switch matrix fault: %s (look for a short to ground or a broken wire)"
-                % (
-                    "column " + ", ".join("abcdefgh"[f] for f in range(8) if files >> f & 1) + " reads closed with no row selected"
-                    if files
-                    else "more switches read closed than there are pieces"
-                )
-            )
-        elif self.matrix_fault_seen and not fault:
-            self.console("switch matrix reads normally again")
+        if fault and not self.matrix_fault_seen or self.matrix_fault_seen and not fault:
+            from faults import matrix_fault_changed
+
+            matrix_fault_changed(self, fault)
         self.matrix_fault_seen = fault
 
     def _check_stuck(self, now):
-        """A square that has read wrong, unchanged, for STUCK_MS while the board shows the error:
-        closed where the game has no piece (a stray piece, or a reed switch stuck closed) or open
-        where it has one (the piece is missing, or the switch, its diode or the magnet fails).
-        Reported once on the console and shown as FAULT until the square reads right."""
-        ref = self.referee
-        changed_at = self._changed_at
-        for squares, text in (
-            (ref.filled, "%s reads occupied but should be empty: remove the piece, or its reed switch is stuck closed"),
-            (ref.emptied, "%s reads empty but should hold a piece: put it back, or its reed switch, diode or magnet fails"),
-        ):
-            for sq in squares:
-                if now - changed_at[sq] >= STUCK_MS and sq not in self.faults:
-                    self.faults.append(sq)
-                    self.console(text % square_name(sq))
-                    self.redraw()
-        # A fault clears once the square reads right again.
-        for sq in list(self.faults):
-            if ref.occ[sq] == ref.base[sq]:
-                self.faults.remove(sq)
-                self.redraw()
+        """Squares that have read wrong, unchanged, for STUCK_MS while the board shows an error
+        (faults.py): reported once and shown as FAULT until they read right."""
+        from faults import check_stuck
+
+        check_stuck(self, now, STUCK_MS)
