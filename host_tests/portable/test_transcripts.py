@@ -24,6 +24,19 @@ RECORDED = "build/transcripts"
 TAIL_MS = 3000  # as tools/transcript.py: scan on after the last transition so commits come out
 
 
+def _no_state():
+    return ""
+
+
+def _board(fen, mode):
+    sim = BoardSim(fen=fen, mode=mode)
+    sim.log = []  # start-up messages are not part of the transcript's output
+    # The browser's state as JSON after every transition is the page's, not what this test reads
+    # (the lines are in sim.log): building it, pixels and all, fragmented the 200 kB heap.
+    sim.changes = _no_state
+    return sim
+
+
 def replay(path):
     """(the lines the whole firmware printed for a transcript file, the file's expected lines).
     The file is streamed: a recorded game has too many transitions to hold as a list in 200 kB."""
@@ -49,14 +62,12 @@ def replay(path):
                 mode = line[6:].strip()
             else:
                 if sim is None:  # the headers come first; the board starts at the first transition
-                    sim = BoardSim(fen=fen, mode=mode)
-                    sim.log = []  # start-up messages are not part of the transcript's output
+                    sim = _board(fen, mode)
                 t, action, sq = line.split()
                 last = int(t)
                 sim.advance(last, ((last, 1 if action == "place" else 0, parse_square(sq)),))
     if sim is None:
-        sim = BoardSim(fen=fen, mode=mode)
-        sim.log = []
+        sim = _board(fen, mode)
     sim.advance(last + TAIL_MS)
     # The console's messages and the plain words after events (`msg ...`) are for people, not output.
     lines = [line for line in sim.log if not line.startswith("console: ") and not line.startswith("msg ")]
