@@ -49,14 +49,22 @@ def kings_result(ref):
     return ("1/2-1/2", AGREEMENT)
 
 
-def kings_on_their_way(ref):
-    """Only kings are up and only centre squares filled: a result is being set up."""
+def only_kings_up(ref):
+    """Are the kings (one, both or none) the only pieces off their squares? The gestures made
+    with the kings start so: a result here, the board's engine (engine/opponent.py) at the start."""
     pos = ref.game.position
     kw = pos.king_square(WHITE)
     kb = pos.king_square(BLACK)
     for sq in ref.emptied:
         if sq != kw and sq != kb:
             return False
+    return True
+
+
+def kings_on_their_way(ref):
+    """Only kings are up and only centre squares filled: a result is being set up."""
+    if not only_kings_up(ref):
+        return False
     for sq in ref.filled:
         if sq not in _CENTRE:
             return False

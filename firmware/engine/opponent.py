@@ -26,6 +26,7 @@ from micropython import const
 
 from core import signals as S
 from core.position import BLACK, Position, WHITE, move_promotion, move_uci
+from core.results import only_kings_up
 from core.referee import _START, CASUAL, PLAY  # _START: the occupancy of the start position
 
 # Per level 1-8: the deepest iteration in plies (0: no limit) and the seconds to think (0: none).
@@ -313,14 +314,8 @@ class Opponent:
     def holds(self, ref):
         """The referee's gesture hook: is the board in the middle of the two-kings gesture? Then it
         shows no error for the king standing on a choice square."""
-        if not self._armed:
+        if not self._armed or not only_kings_up(ref):
             return False
-        pos = ref.game.position
-        kw = pos.king_square(WHITE)
-        kb = pos.king_square(BLACK)
-        for sq in ref.emptied:
-            if sq != kw and sq != kb:
-                return False
         filled = ref.filled
         if len(filled) > 1:
             return False
