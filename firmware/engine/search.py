@@ -26,6 +26,7 @@
 #
 # Memory: everything is preallocated in the constructor (about 21 KB with the default sizes, see
 # footprint()); a node allocates nothing on MicroPython. Scores and moves stay small ints.
+import sys
 from array import array
 
 from micropython import const
@@ -148,8 +149,9 @@ class Search:
         self._kind = bytearray(n)  # _FULL, _REDUCED or _SCOUT for that move's child
         self._legal = _words(n)  # legal moves tried so far
         self._flags = bytearray(n)
-        self._mg = _words(n + 1)  # material + piece-square sums, white minus black, per phase
-        self._eg = _words(n + 1)
+        # Material + piece-square sums, white minus black, per phase (16 bits: nine queens fit).
+        self._mg = _zeros("h", n + 1)
+        self._eg = _zeros("h", n + 1)
         self._phase = _words(n + 1)
         self._static = _words(n)  # static evaluation for the side to move
         self._saved_ep = _words(n)  # what a null move clears, to put back
@@ -191,9 +193,10 @@ class Search:
             self._phase, self._static, self._saved_ep, self._saved_clock, self.killers,
             self.history, self._tt_key, self._tt_move, self._tt_score, self._root_move, self._root_risk,
         )  # fmt: skip
+        halves = (self.history, self._tt_score, self._root_risk, self._mg, self._eg)  # array("h")
         n = len(self._kind) + len(self._flags) + len(self._tt_info) + 32 + 2 + 128 + len(self._victim_sq)
         for a in arrays:
-            n += len(a) * (2 if a is self.history or a is self._tt_score or a is self._root_risk else 4)
+            n += len(a) * (2 if any(a is h for h in halves) else 4)  # (`in` would compare contents)
         return n + 2 * len(MG) + 2 * len(EG)
 
     def clear(self):
@@ -321,6 +324,7 @@ class Search:
         value = self._value if action == _RETURN else 0
         max_ply = self.max_ply
         room = self.move_room - MAX_MOVES_PER_POSITION
+        native = _native
         while True:
             if action == _ENTER:
                 if self.nodes >= self.max_nodes and ply:
@@ -430,8 +434,11 @@ class Search:
             if action == _GEN:
                 start = ends[ply]
                 f = flags[ply]
-                side = pos.side >> 3
-                end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE, self.history, self.pieces, side << 4, self.count[side])
+                if native is not None:
+                    end = native.generate(pos, moves, start | (f & 3) << 16, self)  # f's two bits: the spec's
+                else:
+                    side = pos.side >> 3
+                    end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE, self.history, self.pieces, side << 4, self.count[side])
                 self._order(ply, start, end)
                 nexts[ply] = start
                 ends[ply] = end
@@ -462,14 +469,17 @@ class Search:
                     continue
                 # Pick the entry with the highest ordering key (selection: the first moves usually
                 # cut the node off, so sorting the rest would be wasted).
-                top = i
-                w = moves[i]
-                for j in range(i + 1, end):
-                    if moves[j] > w:
-                        w = moves[j]
-                        top = j
-                moves[top] = moves[i]
-                moves[i] = w
+                if native is not None:
+                    w = native.pick(moves, i, end)
+                else:
+                    top = i
+                    w = moves[i]
+                    for j in range(i + 1, end):
+                        if moves[j] > w:
+                            w = moves[j]
+                            top = j
+                    moves[top] = moves[i]
+                    moves[i] = w
                 nexts[ply] = i + 1
                 m = w & _MOVE_MASK
                 us = pos.side
@@ -863,6 +873,9 @@ class Search:
         if not (hash_move or k1 or k2):
             return
         moves = self.moves
+        if _native is not None:
+            _native.order(moves, start | end << 11 | ply << 22, hash_move, self.killers)
+            return
         for i in range(start, end):
             w = moves[i]
             m = w & _MOVE_MASK
@@ -977,3 +990,32 @@ class Search:
         self._tt_move[i] = m
         self._tt_score[i] = s
         self._tt_info[i] = (d if d < 63 else 63) | kind << 6
+
+
+# engine/native.py where use_native() put it (its generate and pick, and make and unmake on the
+# class), else None: movegen.py's generate and the plain methods above.
+_native = None
+_PLAIN = (Search._make, Search._unmake)
+
+
+def use_native(on):
+    """Run the search's hot paths as the native code of engine/native.py (on=True, where the runtime
+    compiles viper) or as plain Python. Both do the same work in the same order, so the search
+    visits the same tree either way. Returns whether the native code is in use."""
+    global _native
+    _native = None
+    Search._make, Search._unmake = _PLAIN
+    if on:
+        try:
+            from engine import native
+
+            native.install(Search, MG, EG, PHASE)
+            _native = native
+        except (ImportError, SyntaxError, ValueError):
+            pass  # as in core/position.py's use_native: CPython, WebAssembly, a Pico's .mpy on a PC
+    return _native is not None
+
+
+# Chosen once at import, like the rules core's paths: native on the Pico, where a measurement on the
+# chip asked for it; plain elsewhere unless a test or tool asks (the unix port compiles viper too).
+NATIVE = use_native(sys.platform == "rp2")

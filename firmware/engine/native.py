@@ -1,0 +1,351 @@
+# The engine's hot paths in native code (viper): its move generator, the bookkeeping around make
+# and unmake, and picking the next move to try; for the RP2040 (and the unix port, where the tests
+# compare both paths).
+#
+# Why native: measured on the emulated RP2040 (MicroPython 1.27 rp2), each node of the search cost
+# about 3 ms in bytecode: engine/movegen.py took 2.1 ms to list a middlegame position's moves and
+# 1.4 ms for its captures alone (it walks every ray either way); Search._make and _unmake (the
+# evaluation sums and the piece lists) 0.39 ms a pair besides the rules core's own make and unmake.
+# The engine made 330 nodes/s in the scan loop, too few to see three plies in its 2 s a move.
+# These functions do the same work on the same arrays in the same order, so the search visits the
+# same tree whichever runs; engine/search.py's use_native() chooses them where the native emitter
+# exists (the tests check both give the same moves, scores and node counts).
+#
+# Viper notes, as in core/position_native.py: ptr8 and ptr16 loads are unsigned, so the step table
+# holds step + 64 and the signed 16-bit tables and sums are sign-extended by hand ((v ^ 0x8000) -
+# 0x8000); a viper function takes at most four arguments, so generate's start index and two flags
+# travel in one int (spec); castling, rare and needing the attack test, stays movegen.py's.
+# MicroPython 1.27's Thumb emitter (the Pico's) scales the index of a ptr16/ptr32 load or store in
+# place: when the index is one of the first three locals (they live in registers, arguments
+# first), that local is left multiplied by 2 or 4 (micropython#18800, fixed after 1.27). Measured
+# on the emulated chip: `x = p[i]` with i the second argument leaves i four times as big. So those
+# indexes here are copies made further down (a local past the third lives on the stack) or
+# expressions; host_tests/test_pico_engine.py runs these functions on the chip against CPython.
+import sys
+
+import micropython
+from micropython import const
+
+if sys.implementation.name != "micropython":
+    raise ImportError("viper needs MicroPython's native emitter")  # CPython: movegen.py
+
+from engine.movegen import _castling  # noqa: E402
+
+CAPTURES_ONLY = const(1 << 16)  # spec bits: quiescence (captures and queen promotions) ...
+IN_CHECK = const(1 << 17)  # ... and the side to move is in check (no castling)
+
+_PAWN = const(1)
+_KNIGHT = const(2)
+_KING = const(6)
+_WHITE = const(0)
+_FLAG_DOUBLE = const(1 << 14)
+_FLAG_PROMOTE_KNIGHT = const(4 << 14)
+_FLAG_PROMOTE_BISHOP = const(5 << 14)
+_FLAG_PROMOTE_ROOK = const(6 << 14)
+_Q = const(7000 << 17 | 7 << 14)  # movegen.py's keys and flags, spelled out: viper reads only consts
+_UNDER = const(100 << 17)
+_EP_KEY = const((6000 + 8 - 1) << 17 | 2 << 14)
+_KEY_CAPTURE = const(6000)
+_KEY_HASH = const(8000)  # engine/search.py's keys for the hash move and the killers
+_KEY_KILLER1 = const(5000)
+_KEY_KILLER2 = const(4900)
+_ROOK = const(4)
+_EP = const(2)  # MOVE_EN_PASSANT
+_CASTLE = const(3)  # MOVE_CASTLING
+_PROMOTE_KNIGHT = const(4)
+_NO_SQUARE = const(0x88)
+
+# 0-7: knight jumps; 8-11 rook lines, 12-15 bishop lines (8-15 a queen's and king's); all + 64, in
+# movegen.py's order.
+_STEPS = bytes((97, 95, 82, 78, 50, 46, 33, 31, 80, 48, 65, 63, 81, 79, 49, 47))
+# The part of _STEPS each piece type (knight .. king) moves along: first, last + 1.
+_SPAN = bytes((0, 0, 0, 0, 0, 8, 12, 16, 8, 12, 8, 16, 8, 16))
+_VICTIM = bytes((0, 8, 24, 25, 40, 72, 0, 0))  # movegen.py's MVV values
+
+
+@micropython.viper
+def generate(pos, buf, spec: int, search) -> int:
+    # movegen.generate(pos, buf, n, in_check, captures_only, search.history, search.pieces, ...)
+    # with n = spec & 0xFFFF; the side to move's pieces are search.pieces[16 * side:][:count].
+    b = ptr8(pos.board)
+    out = ptr32(buf)
+    hist = ptr16(search.history)
+    pieces = ptr8(search.pieces)
+    count = ptr8(search.count)
+    steps = ptr8(_STEPS)
+    span = ptr8(_SPAN)
+    victim = ptr8(_VICTIM)
+    n = spec & 0xFFFF
+    quiet = 1
+    if spec & CAPTURES_ONLY:
+        quiet = 0
+    us = int(pos.side)
+    them = us ^ 8
+    ep = int(pos.ep)
+    if us == _WHITE:
+        fwd = 16
+        last = 0x60
+        home = 0x10
+    else:
+        fwd = -16
+        last = 0x10
+        home = 0x60
+    i = (us >> 3) << 4
+    stop = i + count[us >> 3]
+    while i < stop:
+        frm = pieces[i]
+        i += 1
+        p = b[frm]
+        kind = p & 7
+        if kind == _PAWN:
+            rank = frm & 0x70
+            t = frm + fwd
+            if rank == last:
+                if b[t] == 0:
+                    m = frm | t << 7
+                    out[n] = m | _Q
+                    n += 1
+                    if quiet:
+                        out[n] = m | _FLAG_PROMOTE_KNIGHT | _UNDER
+                        out[n + 1] = m | _FLAG_PROMOTE_ROOK | _UNDER
+                        out[n + 2] = m | _FLAG_PROMOTE_BISHOP | _UNDER
+                        n += 3
+                d = -1
+                while d <= 1:
+                    t = frm + fwd + d
+                    d += 2
+                    if (t & 0x88) == 0 and b[t] != 0 and (b[t] & 8) == them:
+                        m = frm | t << 7
+                        out[n] = (m | _Q) + (victim[b[t] & 7] << 17)
+                        n += 1
+                        if quiet:
+                            out[n] = m | _FLAG_PROMOTE_KNIGHT | _UNDER
+                            out[n + 1] = m | _FLAG_PROMOTE_ROOK | _UNDER
+                            out[n + 2] = m | _FLAG_PROMOTE_BISHOP | _UNDER
+                            n += 3
+                continue
+            if quiet and b[t] == 0:
+                h = p << 7
+                out[n] = frm | t << 7 | hist[h | t] << 17
+                n += 1
+                if rank == home and b[t + fwd] == 0:
+                    out[n] = frm | (t + fwd) << 7 | _FLAG_DOUBLE | hist[h | (t + fwd)] << 17
+                    n += 1
+            d = -1
+            while d <= 1:
+                t = frm + fwd + d
+                d += 2
+                if t & 0x88:
+                    continue
+                c = b[t]
+                if c:
+                    if (c & 8) == them:
+                        out[n] = frm | t << 7 | (_KEY_CAPTURE - _PAWN + victim[c & 7]) << 17
+                        n += 1
+                elif t == ep:
+                    out[n] = frm | t << 7 | _EP_KEY
+                    n += 1
+            continue
+        # Knights and kings step once along their lines; bishops, rooks and queens slide.
+        slide = 1
+        if kind == _KNIGHT or kind == _KING:
+            slide = 0
+        h = p << 7
+        key = _KEY_CAPTURE - kind
+        j = span[kind * 2]
+        end = span[kind * 2 + 1]
+        while j < end:
+            d = steps[j] - 64
+            j += 1
+            t = frm + d
+            while (t & 0x88) == 0:
+                c = b[t]
+                if c:
+                    if (c & 8) == them:
+                        out[n] = frm | t << 7 | (key + victim[c & 7]) << 17
+                        n += 1
+                    break
+                if quiet:
+                    out[n] = frm | t << 7 | hist[h | t] << 17
+                    n += 1
+                if slide == 0:
+                    break
+                t += d
+        if kind == _KING and quiet and (spec & IN_CHECK) == 0 and int(pos.castling):
+            n = int(_castling(pos, pos.board, frm, us, them, buf, n))
+    return n
+
+
+# Set by install() from engine/tables.py, which owns them.
+_MG = None
+_EG = None
+_PHASE = None
+
+
+@micropython.viper
+def make(self, ply: int, m: int):
+    # Search._make: make m and carry the evaluation sums (self._mg, _eg, _phase) to ply + 1 and
+    # the piece lists (self.pieces, _slot, count) along, then the rules core's make.
+    pos = self.pos
+    at = ply  # (v1.27's Thumb bug: never index ptr16/ptr32 by one of the first three locals)
+    b = ptr8(pos.board)
+    mgt = ptr16(_MG)
+    egt = ptr16(_EG)
+    frm = m & 127
+    to = (m >> 7) & 127
+    flag = m >> 14
+    p = b[frm]
+    cap = b[to]
+    kind = p & 7
+    flip = 0
+    if p & 8:
+        flip = 0x70
+    i = kind << 7
+    dmg = ((mgt[i | (to ^ flip)] ^ 0x8000) - 0x8000) - ((mgt[i | (frm ^ flip)] ^ 0x8000) - 0x8000)
+    deg = ((egt[i | (to ^ flip)] ^ 0x8000) - 0x8000) - ((egt[i | (frm ^ flip)] ^ 0x8000) - 0x8000)
+    phases = ptr32(self._phase)
+    weight = ptr8(_PHASE)
+    ph = phases[at]
+    rf = 0
+    rt = 0
+    if flag:
+        if flag == _EP:
+            j = _PAWN << 7 | ((to - 16 if flip == 0 else to + 16) ^ flip ^ 0x70)
+            dmg += (mgt[j] ^ 0x8000) - 0x8000
+            deg += (egt[j] ^ 0x8000) - 0x8000
+        elif flag == _CASTLE:
+            rf = to + 1 if to > frm else to - 2  # the rook's corner ...
+            rt = (frm + to) >> 1  # ... and the square the king crosses, where it lands
+            j = _ROOK << 7
+            dmg += ((mgt[j | (rt ^ flip)] ^ 0x8000) - 0x8000) - ((mgt[j | (rf ^ flip)] ^ 0x8000) - 0x8000)
+            deg += ((egt[j | (rt ^ flip)] ^ 0x8000) - 0x8000) - ((egt[j | (rf ^ flip)] ^ 0x8000) - 0x8000)
+        elif flag >= _PROMOTE_KNIGHT:
+            q = flag - 2
+            j = q << 7 | (to ^ flip)
+            dmg += ((mgt[j] ^ 0x8000) - 0x8000) - ((mgt[i | (to ^ flip)] ^ 0x8000) - 0x8000)
+            deg += ((egt[j] ^ 0x8000) - 0x8000) - ((egt[i | (to ^ flip)] ^ 0x8000) - 0x8000)
+            ph += weight[q]
+    if cap:
+        # The captured piece stood on its own side's table: mirrored for the mover.
+        j = (cap & 7) << 7 | (to ^ flip ^ 0x70)
+        dmg += (mgt[j] ^ 0x8000) - 0x8000
+        deg += (egt[j] ^ 0x8000) - 0x8000
+        ph -= weight[cap & 7]
+    if flip:
+        dmg = 0 - dmg
+        deg = 0 - deg
+    mgs = ptr16(self._mg)
+    egs = ptr16(self._eg)
+    mgs[at + 1] = ((mgs[at] ^ 0x8000) - 0x8000) + dmg
+    egs[at + 1] = ((egs[at] ^ 0x8000) - 0x8000) + deg
+    phases[at + 1] = ph
+    # The piece lists: the mover (and a castling rook) changes square, a victim leaves.
+    pieces = ptr8(self.pieces)
+    slot = ptr8(self._slot)
+    count = ptr8(self.count)
+    victims = ptr8(self._victim_sq)
+    victim = _NO_SQUARE
+    if cap:
+        victim = to
+    elif flag == _EP:
+        victim = to - 16 if flip == 0 else to + 16
+    if victim != _NO_SQUARE:
+        side = (p >> 3) ^ 1
+        last = side << 4 | (count[side] - 1)
+        i = slot[victim]
+        moved = pieces[last]
+        pieces[i] = moved
+        slot[moved] = i
+        count[side] = count[side] - 1
+    victims[ply] = victim
+    i = slot[frm]
+    pieces[i] = to
+    slot[to] = i
+    if flag == _CASTLE:
+        i = slot[rf]
+        pieces[i] = rt
+        slot[rt] = i
+    pos.make(m)
+
+
+@micropython.viper
+def unmake(self, ply: int):
+    # Search._unmake: take back the move made at ply (self._move[ply]), piece lists included.
+    pos = self.pos
+    at = ply  # (the Thumb bug: see make)
+    pos.unmake()
+    moves = ptr32(self._move)
+    m = moves[at]
+    frm = m & 127
+    to = (m >> 7) & 127
+    pieces = ptr8(self.pieces)
+    slot = ptr8(self._slot)
+    i = slot[to]
+    pieces[i] = frm
+    slot[frm] = i
+    if (m >> 14) == _CASTLE:
+        rt = (frm + to) >> 1
+        i = slot[rt]
+        rf = to + 1 if to > frm else to - 2
+        pieces[i] = rf
+        slot[rf] = i
+    victims = ptr8(self._victim_sq)
+    count = ptr8(self.count)
+    victim = victims[ply]
+    if victim != _NO_SQUARE:
+        side = (int(pos.side) >> 3) ^ 1  # the side that did not move
+        i = side << 4 | count[side]
+        pieces[i] = victim
+        slot[victim] = i
+        count[side] = count[side] + 1
+
+
+@micropython.viper
+def pick(moves, i: int, end: int) -> int:
+    # The entry of moves[i:end] with the highest ordering key, swapped to i and returned (as the
+    # search's own loop does: a selection, since the first moves usually cut the node off).
+    a = ptr32(moves)
+    first = i  # (the Thumb bug: see make)
+    top = first
+    w = a[first]
+    j = first + 1
+    while j < end:
+        if a[j] > w:
+            w = a[j]
+            top = j
+        j += 1
+    a[top] = a[first]
+    a[first] = w
+    return w
+
+
+@micropython.viper
+def order(moves, span: int, hash_move: int, killers):
+    # Search._order's loop: raise the hash move and the ply's two killers in moves[start:end]
+    # above the keys generate() gave; span = start | end << 11 | ply << 22.
+    a = ptr32(moves)
+    k = ptr32(killers)
+    i = span & 0x7FF
+    end = (span >> 11) & 0x7FF
+    ply = span >> 22
+    k1 = k[2 * ply]
+    k2 = k[2 * ply + 1]
+    while i < end:
+        w = a[i]
+        m = w & 0x1FFFF
+        if m == hash_move:
+            a[i] = m | _KEY_HASH << 17
+        elif (m == k1 or m == k2) and (w >> 17) < _KEY_KILLER2:
+            if m == k1:
+                a[i] = m | _KEY_KILLER1 << 17
+            else:
+                a[i] = m | _KEY_KILLER2 << 17
+        i += 1
+
+
+def install(cls, mg, eg, phase):
+    """Put the native make and unmake on the Search class; the tables come from engine/tables.py."""
+    global _MG, _EG, _PHASE
+    _MG, _EG, _PHASE = mg, eg, phase
+    cls._make = make
+    cls._unmake = unmake
