@@ -168,29 +168,36 @@ _SEE_VALUE = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK:
 
 
 def _exchange_by_python_chess(board, frm, to):
-    """The swap on `to` played out with python-chess: each side takes with its cheapest attacker
-    (pins ignored, as SEE does), then each decides from the end back whether taking paid."""
+    """The swap on `to` played out with python-chess's legal moves (a pinned piece does not take,
+    a king does not take into check): each side takes with its cheapest piece, then each decides
+    from the end back whether taking paid."""
     b = board.copy(stack=False)
     gain = [_SEE_VALUE[b.piece_type_at(to)]]
-    taker = b.remove_piece_at(frm)
-    side = not taker.color
-    while taker.piece_type != chess.KING:
-        attackers = list(b.attackers(side, to))
-        if not attackers:
+    taker = b.piece_type_at(frm)
+    b.push(_capture(b, frm, to))
+    while taker != chess.KING:
+        takers = [m.from_square for m in b.legal_moves if m.to_square == to]
+        if not takers:
             break
-        sq = min(attackers, key=lambda s: _SEE_VALUE[b.piece_type_at(s)])
-        gain.append(_SEE_VALUE[taker.piece_type] - gain[-1])
-        taker = b.remove_piece_at(sq)
-        side = not side
+        sq = min(takers, key=lambda s: _SEE_VALUE[b.piece_type_at(s)])
+        gain.append(_SEE_VALUE[taker] - gain[-1])
+        taker = b.piece_type_at(sq)
+        b.push(_capture(b, sq, to))
     for d in range(len(gain) - 1, 0, -1):
         gain[d - 1] = -max(-gain[d - 1], gain[d])
     return gain[0]
 
 
+def _capture(board, frm, to):
+    """The move taking on `to` from frm (a pawn reaching the last rank becomes a queen)."""
+    last = chess.square_rank(to) in (0, 7) and board.piece_type_at(frm) == chess.PAWN
+    return chess.Move(frm, to, promotion=chess.QUEEN if last else None)
+
+
 def test_exchange_evaluation_matches_python_chess():
-    """SEE (engine/see.py) on every capture of 1500 positions from random games, x-rays and kings
-    included, and on every piece against the other side's cheapest attacker, against the exchange
-    played out on python-chess; the board is left as it was."""
+    """SEE (engine/see.py) on every capture of 1500 positions from random games, x-rays, pins and
+    kings included, and on every piece against the other side's cheapest attacker, against the
+    exchange played out with python-chess's legal moves; the board is left as it was."""
     from engine.see import Exchange
 
     exchange = Exchange()
@@ -208,11 +215,14 @@ def test_exchange_evaluation_matches_python_chess():
         for sq, piece in board.piece_map().items():
             if piece.piece_type == chess.KING:
                 continue
-            attackers = list(board.attackers(not piece.color, sq))
+            mover = board.copy(stack=False)
+            mover.turn = not piece.color  # the other side's captures, as if it were its move
+            mover.ep_square = None
+            takers = [m.from_square for m in mover.legal_moves if m.to_square == sq]
             want = 0
-            if attackers:
-                cheapest = min(attackers, key=lambda s: _SEE_VALUE[board.piece_type_at(s)])
-                want = max(0, _exchange_by_python_chess(board, cheapest, sq))
+            if takers:
+                cheapest = min(takers, key=lambda s: _SEE_VALUE[board.piece_type_at(s)])
+                want = max(0, _exchange_by_python_chess(mover, cheapest, sq))
             by = chess.BLACK if piece.color == chess.WHITE else chess.WHITE
             assert exchange.loss(pos, (sq >> 3) * 16 + (sq & 7), 0 if by == chess.WHITE else 8) == want, (fen, sq)
         assert pos.fen() == fen
@@ -235,6 +245,9 @@ _HUNG_AT_2S = (
     ("r1b1r1k1/ppq2ppp/2P5/3nN3/3nPB2/3P4/2P2PPP/R2QKB1R w KQ - 0 15", "c6b7"),
     # 18. Nxf6+ exf6: the pawn that answers the check takes the knight and attacks the bishop on g5.
     ("2r1kbr1/1b2p2p/p2p1pq1/1p1N2B1/4PP2/2PQ4/PP4PP/R4RK1 w - - 0 18", "d5f6"),
+    # 20. Qxc7 leaves the bishop on f3 to the knight (20... Nxf3+): the g2 pawn that seems to guard
+    # it is pinned by the queen on g5 (SEE passes over pinned pieces since); 20. Kh1 unpins it.
+    ("1r2r1k1/1pp2pp1/3p3p/Q3p1q1/P1PnP3/3P1B2/1P3PPP/2RR2K1 w - - 1 20", "a5c7"),
 )
 
 

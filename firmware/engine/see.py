@@ -40,19 +40,19 @@ class Exchange:
         """Material the side to move wins (centipawns, < 0: loses) by taking on `to` with the piece
         on `frm`, if both sides then recapture on `to` with their cheapest piece while it pays."""
         b = pos.board
-        return self._swap(b, frm, to, _VALUE[b[to] & 7], (b[frm] & 8) ^ 8)
+        return self._swap(pos, b, frm, to, _VALUE[b[to] & 7], (b[frm] & 8) ^ 8)
 
     def loss(self, pos, sq, by):
         """What side `by` wins by taking the piece on sq with its cheapest attacker, then
         exchanging as it pays (0 if nothing attacks it or taking does not pay)."""
         b = pos.board
-        frm = self._cheapest(b, sq, by)
+        frm = self._taker(pos, b, sq, by)
         if frm == NO_SQUARE:
             return 0
-        v = self._swap(b, frm, sq, _VALUE[b[sq] & 7], by ^ 8)
+        v = self._swap(pos, b, frm, sq, _VALUE[b[sq] & 7], by ^ 8)
         return v if v > 0 else 0
 
-    def _swap(self, b, frm, to, victim, side):
+    def _swap(self, pos, b, frm, to, victim, side):
         """The exchange on `to` opened by the piece on frm taking a piece worth victim; `side`
         replies first. The board is as it was when this returns."""
         squares = self._squares
@@ -69,7 +69,7 @@ class Exchange:
             b[frm] = 0  # the piece goes to `to`: its square is empty now (x-rays see through)
             if p & 7 == KING:
                 break  # nothing takes after a king (if something could, the king could not take)
-            frm = self._cheapest(b, to, side)
+            frm = self._taker(pos, b, to, side)
             if frm == NO_SQUARE:
                 break
             d += 1
@@ -83,20 +83,44 @@ class Exchange:
             b[squares[i]] = pieces[i]
         return gain[0]
 
-    def _cheapest(self, b, to, by):
-        """The square of `by`'s least valuable piece attacking `to` (NO_SQUARE if none). The
-        square `to` itself is not looked at (the piece on it is the one being taken)."""
+    def _taker(self, pos, b, to, by):
+        """The square of `by`'s least valuable piece that may take on `to` (NO_SQUARE if none): a
+        piece pinned to its king does not defend (the rook whose recapture would be check is
+        passed over for the next cheapest). A second pinned piece in one exchange ends it."""
+        frm = self._cheapest(b, to, by, NO_SQUARE)
+        if frm != NO_SQUARE and not self._legal(pos, b, frm, to, by):
+            frm = self._cheapest(b, to, by, frm)
+            if frm != NO_SQUARE and not self._legal(pos, b, frm, to, by):
+                frm = NO_SQUARE
+        return frm
+
+    def _legal(self, pos, b, frm, to, by):
+        """Does taking on `to` with `by`'s piece on frm leave its king safe? (The squares of the
+        pieces that took before are empty, as they would be; the move is tried and taken back.)"""
+        p = b[frm]
+        q = b[to]
+        b[frm] = 0
+        b[to] = p
+        safe = not pos.attacked(to if p & 7 == KING else pos.kings[by], by ^ 8)
+        b[frm] = p
+        b[to] = q
+        return safe
+
+    def _cheapest(self, b, to, by, skip):
+        """The square of `by`'s least valuable piece attacking `to` (NO_SQUARE if none), other than
+        the one on `skip`. The square `to` itself is not looked at (the piece on it is the one being
+        taken)."""
         pawn = PAWN | by
         t = to - 17 if by == WHITE else to + 15  # a white pawn takes upwards: it stands below
-        if not t & 0x88 and b[t] == pawn:
+        if not t & 0x88 and b[t] == pawn and t != skip:
             return t
         t += 2
-        if not t & 0x88 and b[t] == pawn:
+        if not t & 0x88 and b[t] == pawn and t != skip:
             return t
         knight = KNIGHT | by
         for s in _KNIGHT_STEPS:
             t = to + s
-            if not t & 0x88 and b[t] == knight:
+            if not t & 0x88 and b[t] == knight and t != skip:
                 return t
         queen = NO_SQUARE
         king = NO_SQUARE
@@ -105,7 +129,7 @@ class Exchange:
             while not t & 0x88:
                 p = b[t]
                 if p:
-                    if p & 8 == by:
+                    if p & 8 == by and t != skip:
                         kind = p & 7
                         if kind == BISHOP:
                             return t  # after pawns and knights, nothing is cheaper
@@ -120,7 +144,7 @@ class Exchange:
             while not t & 0x88:
                 p = b[t]
                 if p:
-                    if p & 8 == by:
+                    if p & 8 == by and t != skip:
                         kind = p & 7
                         if kind == ROOK:
                             return t
