@@ -120,7 +120,7 @@ def test_stopping_and_resuming_changes_nothing():
     while not sliced.run(1):
         calls += 1
     assert (sliced.best_move, sliced.score, sliced.depth, sliced.nodes) == (m, whole.score, whole.depth, whole.nodes)
-    assert calls >= 3000
+    assert calls >= 300, calls  # a call per position above the horizon (quiescence is one call)
     assert pos.fen() == Position(fen).fen()
 
 

@@ -127,17 +127,30 @@ def test_the_board_s_move_is_lit_and_only_that_move_is_accepted():
 
 
 def test_every_step_thinks_a_slice_only():
-    """Without a clock the engine searches NODES_PER_STEP positions a step: the scan never waits."""
+    """Without a clock the engine searches NODES_PER_STEP positions a step (a capture sequence at
+    the horizon counts as one: quiescence runs in one call): the scan never waits long."""
     table = Table()
     choose(table, "h3")  # level 8: a minute a move
     table.move("d2d4")
     search = table.app.opponent.search
+    calls = []
+    run = search.run
+
+    def counted(budget, clock=None, until=0):
+        calls.append((budget, clock))
+        return run(budget, clock, until)
+
+    search.run = counted
     before = search.nodes
+    most = 0
     for _ in range(50):
         n = search.nodes
+        del calls[:]
         table.wait(PERIOD)
-        assert search.nodes - n <= NODES_PER_STEP
+        assert calls == [(NODES_PER_STEP, None)] * (PERIOD // table.app.settings.scan_period_ms)
+        most = max(most, search.nodes - n)
     assert search.nodes > before and not table.ref.remote
+    assert most <= 16 * NODES_PER_STEP, most
 
 
 def test_hint_in_casual_mode_and_a_takeback_the_engine_waits_for():

@@ -22,6 +22,7 @@
 # indexes here are copies made further down (a local past the third lives on the stack) or
 # expressions; host_tests/test_pico_engine.py runs these functions on the chip against CPython.
 import sys
+from array import array
 
 import micropython
 from micropython import const
@@ -343,9 +344,266 @@ def order(moves, span: int, hash_move: int, killers):
         i += 1
 
 
-def install(cls, mg, eg, phase):
-    """Put the native make and unmake on the Search class; the tables come from engine/tables.py."""
-    global _MG, _EG, _PHASE
-    _MG, _EG, _PHASE = mg, eg, phase
+# Search._qsearch's constants, spelled out (viper reads only this module's consts).
+_MATE = const(30000)
+_INFINITE = const(31000)
+_TEMPO = const(10)
+_DELTA_MARGIN = const(150)
+_QUIESCENCE_PLIES = const(8)
+_AFTER_NULL = const(8)
+_MOVE_MASK = const(0x1FFFF)
+_ROOM = const(256)  # MAX_MOVES_PER_POSITION
+_PIECE_VALUE = array("H", (0, 100, 320, 330, 500, 950, 0, 0))  # engine/tables.py's VALUE
+_ALIGNED = None  # engine/search.py's, set by install()
+
+
+@micropython.viper
+def qsearch(self, ply: int, alpha: int, beta: int) -> int:
+    # Search._qsearch, step for step: the evaluation and the repetition test are written out
+    # here (a call from viper costs as much as they do), the fork test is the Python one.
+    at = ply  # (the Thumb bug: see make)
+    pos = self.pos
+    self.nodes = int(self.nodes) + 1
+    half = int(pos.halfmove)
+    if half >= 100:
+        return 0
+    if half >= 4:
+        # Search._repeated: the keys before each move since the last capture or pawn move.
+        st = ptr32(pos._stack)
+        sp = int(pos._sp)
+        key = int(pos.zkey)
+        k = 4
+        while k <= half and 3 * k <= sp:
+            if st[sp - 3 * k + 2] == key:
+                return 0
+            k += 2
+    if alpha < 0 - _MATE + at:
+        alpha = 0 - _MATE + at
+    if beta > _MATE - at - 1:
+        beta = _MATE - at - 1
+    if alpha >= beta:
+        return alpha
+    us = int(pos.side)
+    them = us ^ 8
+    # Search._evaluate: the two phases' sums blended by the material left.
+    mgs = ptr16(self._mg)
+    egs = ptr16(self._eg)
+    ph = ptr32(self._phase)[at]
+    if ph > 24:
+        ph = 24  # extra queens from promotions
+    e = (((mgs[at] ^ 0x8000) - 0x8000) * ph + ((egs[at] ^ 0x8000) - 0x8000) * (24 - ph)) // 24
+    static = e + _TEMPO if us == _WHITE else _TEMPO - e
+    ends = ptr32(self._end)
+    base = ends[at - 1]
+    root2 = 2 * int(self._root_depth)
+    if at >= int(self.max_ply) - 1 or at >= root2 + _QUIESCENCE_PLIES or base > int(self.move_room) - _ROOM:
+        return static
+    k = ptr8(pos.kings)[us]
+    in_check = 0
+    if pos.attacked(k, them):
+        in_check = 1
+    evade = 0
+    if in_check and at < root2 + 2:
+        evade = 1
+    cur = ptr32(self._move)
+    flags = ptr8(self._flags)
+    if evade:
+        best = 0 - _INFINITE
+    else:
+        best = static
+        if (flags[at] & _AFTER_NULL) == 0:
+            best -= int(self._forked(cur[at - 1]))
+        if best >= beta:
+            return best
+        if best > alpha:
+            alpha = best
+    spec = base
+    if evade:
+        spec |= IN_CHECK
+    else:
+        spec |= CAPTURES_ONLY
+        if in_check:
+            spec |= IN_CHECK
+    buf = self.moves
+    end = int(generate(pos, buf, spec, self))
+    ends[at] = end
+    a = ptr32(buf)
+    b = ptr8(pos.board)
+    value = ptr16(_PIECE_VALUE)
+    aligned = ptr8(_ALIGNED)
+    kings = ptr8(pos.kings)
+    legal = 0
+    i = base
+    while i < end:
+        top = i
+        w = a[i]
+        j = i + 1
+        while j < end:
+            if a[j] > w:
+                w = a[j]
+                top = j
+            j += 1
+        a[top] = a[i]
+        a[i] = w
+        i += 1
+        m = w & _MOVE_MASK
+        frm = m & 127
+        to = (m >> 7) & 127
+        flag = m >> 14
+        if evade == 0 and flag < _PROMOTE_KNIGHT:
+            victim = 100
+            if b[to]:
+                victim = value[b[to] & 7]
+            bound = static + victim + _DELTA_MARGIN
+            if bound <= alpha:
+                if bound > best:
+                    best = bound
+                continue
+            if value[b[frm] & 7] > victim and pos.attacked(to, them):
+                if alpha > best:
+                    best = alpha
+                continue
+        if in_check and frm != k and aligned[to - k + 119] == 0 and flag != _EP:
+            continue
+        risky = 0
+        if frm == k or in_check or aligned[frm - k + 119] == 1 or flag == _EP:
+            risky = 1
+        cur[at] = m
+        make(self, at, m)
+        if risky and pos.attacked(kings[us], them):
+            unmake(self, at)
+            continue
+        legal += 1
+        flags[at + 1] = 0
+        score = 0 - int(qsearch(self, at + 1, 0 - beta, 0 - alpha))
+        unmake(self, at)
+        if score > best:
+            best = score
+            if score > alpha:
+                if score >= beta:
+                    return score
+                alpha = score
+    if evade and legal == 0:
+        return at - _MATE
+    return best
+
+
+MORE = const(32000)  # frontier(): a move was searched and more remain (beyond any score)
+ABORT = const(32001)  # frontier(): out of nodes, with the move at ply made (run() aborts)
+_IN_CHECK_FLAG = const(2)  # engine/search.py's per-ply flag
+_FUTILITY_MARGIN = const(150)
+
+
+@micropython.viper
+def frontier(self, ply: int) -> int:
+    # Search.run()'s _NEXT and _RETURN for a node one ply above the horizon (depth 1, not the
+    # root), step for step: the next move (futility, legality), its child searched by qsearch
+    # with a full window first and a null window after (searched again in full if it surprises),
+    # the best score and move kept. Returns MORE after each move searched, ABORT when the node
+    # budget ran out before a child (the move is on the board, as run() would have it), or the
+    # node's value once it is done (stored, and a cutoff's killer and history recorded).
+    at = ply  # (the Thumb bug: see make)
+    pos = self.pos
+    b = ptr8(pos.board)
+    a = ptr32(self.moves)
+    nexts = ptr32(self._next)
+    ends = ptr32(self._end)
+    legal = ptr32(self._legal)
+    bests = ptr16(self._best)
+    alphas = ptr16(self._alpha)
+    betas = ptr16(self._beta)
+    statics = ptr16(self._static)
+    flags = ptr8(self._flags)
+    cur = ptr32(self._move)
+    best_moves = ptr32(self._best_move)
+    aligned = ptr8(_ALIGNED)
+    kings = ptr8(pos.kings)
+    in_check = flags[at] & _IN_CHECK_FLAG
+    us = int(pos.side)
+    them = us ^ 8
+    k = kings[us]
+    their_king = kings[them]
+    end = ends[at]
+    while True:
+        i = nexts[at]
+        if i >= end:
+            value = 0
+            if legal[at] == 0:
+                if in_check:
+                    value = at - _MATE
+            else:
+                value = (bests[at] ^ 0x8000) - 0x8000
+            self._store(at, value)
+            return value
+        top = i
+        w = a[i]
+        j = i + 1
+        while j < end:
+            if a[j] > w:
+                w = a[j]
+                top = j
+            j += 1
+        a[top] = a[i]
+        a[i] = w
+        nexts[at] = i + 1
+        m = w & _MOVE_MASK
+        frm = m & 127
+        to = (m >> 7) & 127
+        flag = m >> 14
+        if legal[at] and in_check == 0 and flag < _EP:
+            bound = ((statics[at] ^ 0x8000) - 0x8000) + _FUTILITY_MARGIN
+            if b[to] == 0 and bound <= ((alphas[at] ^ 0x8000) - 0x8000):
+                if aligned[to - their_king + 119] == 0 and aligned[frm - their_king + 119] != 1:
+                    if bound > ((bests[at] ^ 0x8000) - 0x8000):
+                        bests[at] = bound
+                    continue
+        if in_check and frm != k and aligned[to - k + 119] == 0 and flag != _EP:
+            continue
+        risky = 0
+        if frm == k or in_check or aligned[frm - k + 119] == 1 or flag == _EP:
+            risky = 1
+        cur[at] = m
+        make(self, at, m)
+        if risky and pos.attacked(kings[us], them):
+            unmake(self, at)
+            continue
+        n = legal[at] + 1
+        legal[at] = n
+        alpha = (alphas[at] ^ 0x8000) - 0x8000
+        beta = (betas[at] ^ 0x8000) - 0x8000
+        if int(self.nodes) >= int(self.max_nodes):
+            return ABORT
+        flags[at + 1] = 0
+        if n == 1:
+            score = 0 - int(qsearch(self, at + 1, 0 - beta, 0 - alpha))
+            unmake(self, at)
+        else:
+            score = 0 - int(qsearch(self, at + 1, 0 - alpha - 1, 0 - alpha))
+            unmake(self, at)
+            if score > alpha and score < beta:
+                make(self, at, m)  # the null window says it may be better: search it in full
+                if int(self.nodes) >= int(self.max_nodes):
+                    return ABORT
+                flags[at + 1] = 0
+                score = 0 - int(qsearch(self, at + 1, 0 - beta, 0 - alpha))
+                unmake(self, at)
+        if score > ((bests[at] ^ 0x8000) - 0x8000):
+            bests[at] = score
+            if score > alpha:
+                alphas[at] = score
+                best_moves[at] = m
+                if score >= beta:
+                    self._cutoff(at, m, 1)
+                    self._store(at, score)
+                    return score
+        return MORE
+
+
+def install(cls, mg, eg, phase, aligned):
+    """Put the native make, unmake and quiescence on the Search class; the tables come from
+    engine/tables.py and engine/search.py."""
+    global _MG, _EG, _PHASE, _ALIGNED
+    _MG, _EG, _PHASE, _ALIGNED = mg, eg, phase, aligned
     cls._make = make
     cls._unmake = unmake
+    cls._qsearch = qsearch

@@ -6,6 +6,13 @@
 # this one keeps its stack in arrays, one entry per ply (window, depth, best score, which move it
 # is on, what the child search was for), and run(budget) visits at most `budget` positions before
 # it returns. The same loop serves tools/uci.py, which simply calls run() until the clock says stop.
+# Below the horizon the trees are small (a capture or two), and most positions are there: so
+# quiescence is an ordinary recursive function (_qsearch), searched to the end in one step.
+#
+# Where it runs fast: on the Pico the move generator, make/unmake's bookkeeping, the choice of the
+# next move, quiescence and the moves of a node one ply above the horizon run as native code
+# (engine/native.py, use_native() below): the same work in the same order, so the tree, the
+# nodes and the move are the same as the Python's (the tests compare both on the chip).
 #
 # What it does, in the order a node meets it:
 # - a draw by repetition or the fifty-move rule scores 0 (the game's earlier positions count: they
@@ -14,6 +21,7 @@
 # - at depth 0, quiescence: the side to move may "stand pat" on the static evaluation (less what a
 #   fork by the last piece moved will cost it) or try captures (and queen promotions), best victim
 #   by least attacker first (MVV-LVA), so the score is never taken in the middle of an exchange;
+#   a side in check there tries every escape instead;
 # - the transposition table (a small array) gives a cutoff or at least the best move found before;
 # - near the leaves, a scout node far above beta is cut off (reverse futility);
 # - null move: if passing still leaves the opponent unable to reach beta, the node is cut off;
@@ -24,8 +32,9 @@
 # - at the root each move is charged half of what it leaves en prise (SEE, engine/see.py), so a
 #   safe move close behind is preferred to one whose compensation lies beyond the horizon.
 #
-# Memory: everything is preallocated in the constructor (about 21 KB with the default sizes, see
-# footprint()); a node allocates nothing on MicroPython. Scores and moves stay small ints.
+# Memory: everything is preallocated in the constructor (22.6 KB with the default sizes and the
+# piece-square tables, see footprint()); a node allocates nothing on MicroPython. Scores and moves
+# stay small ints.
 import sys
 from array import array
 
@@ -59,7 +68,6 @@ _NEXT = const(2)  # try the next move
 _RETURN = const(3)  # the node's value is in self._value: hand it to the parent
 
 # Per-ply flags.
-_QUIESCENCE = const(1)
 _IN_CHECK = const(2)
 _NULL_PENDING = const(4)  # the child being searched is a null move (a pass)
 _AFTER_NULL = const(8)  # this node was reached by a null move: no second pass in a row
@@ -84,6 +92,10 @@ _HISTORY_MAX = const(4000)
 _MOVE_MASK = const(0x1FFFF)
 
 _NULL_REDUCTION = const(2)
+# Quiescence goes at most this many plies past twice the iteration's depth (a chain of captures
+# seldom runs longer; it also bounds the recursion of _qsearch, which on the Pico is native code
+# on the C stack).
+_QUIESCENCE_PLIES = const(8)
 # Near the leaves a quiet move changes the score by a piece's position, seldom more: a node this far
 # above beta is left (reverse futility), a quiet move this far below alpha is not tried (futility).
 _RFP_MARGIN = const(120)  # a ply, up to two plies from the leaves
@@ -137,12 +149,13 @@ class Search:
         self.moves = _words(move_room)
         self.move_room = move_room
         n = max_ply + 1
-        self._alpha = _words(n)
-        self._beta = _words(n)
+        # Scores stay within +-INFINITE (31,000): 16 bits, which engine/native.py reads signed.
+        self._alpha = _zeros("h", n)
+        self._beta = _zeros("h", n)
         self._depth = _words(n)
-        self._best = _words(n)
+        self._best = _zeros("h", n)
         self._best_move = _words(n)
-        self._alpha0 = _words(n)
+        self._alpha0 = _zeros("h", n)
         self._next = _words(n)  # index of the next move to try in self.moves
         self._end = _words(n)
         self._move = _words(n)  # the move being searched at this ply
@@ -153,7 +166,7 @@ class Search:
         self._mg = _zeros("h", n + 1)
         self._eg = _zeros("h", n + 1)
         self._phase = _words(n + 1)
-        self._static = _words(n)  # static evaluation for the side to move
+        self._static = _zeros("h", n)  # static evaluation for the side to move
         self._saved_ep = _words(n)  # what a null move clears, to put back
         self._saved_clock = _words(n)
         # Piece lists, so that move generation visits 16 squares, not 64: white's squares in
@@ -193,7 +206,10 @@ class Search:
             self._phase, self._static, self._saved_ep, self._saved_clock, self.killers,
             self.history, self._tt_key, self._tt_move, self._tt_score, self._root_move, self._root_risk,
         )  # fmt: skip
-        halves = (self.history, self._tt_score, self._root_risk, self._mg, self._eg)  # array("h")
+        halves = (
+            self.history, self._tt_score, self._root_risk, self._mg, self._eg, self._alpha, self._beta,
+            self._best, self._alpha0, self._static,
+        )  # array("h"); fmt: skip
         n = len(self._kind) + len(self._flags) + len(self._tt_info) + 32 + 2 + 128 + len(self._victim_sq)
         for a in arrays:
             n += len(a) * (2 if any(a is h for h in halves) else 4)  # (`in` would compare contents)
@@ -301,8 +317,11 @@ class Search:
 
     # ------------------------------------------------------------------ the search loop
 
-    def run(self, budget):
-        """Visit at most `budget` positions; True when the search has finished."""
+    def run(self, budget, clock=None, until=0):
+        """Visit at most `budget` positions; True when the search has finished. With clock (a
+        microsecond counter that wraps at 2**30, time.ticks_us on the Pico), stop too once it has
+        passed `until`: on the board one call fills a slice, where a call a position would spend
+        a tenth of the slice getting in and out of this loop."""
         if self.done:
             return True
         pos = self.pos
@@ -331,11 +350,16 @@ class Search:
                     self._ply = ply
                     self._abort()
                     return True
-                if budget <= 0:
+                if budget <= 0 or (clock is not None and (clock() - until) & 0x3FFFFFFF < 0x20000000):
                     self._ply = ply
                     self._action = _ENTER
                     return False
                 budget -= 1
+                if depths[ply] <= 0:
+                    # The horizon: quiescence, searched to the end in one call (_qsearch).
+                    value = self._qsearch(ply, alphas[ply], betas[ply])
+                    action = _RETURN
+                    continue
                 self.nodes += 1
                 alpha = alphas[ply]
                 beta = betas[ply]
@@ -368,11 +392,10 @@ class Search:
                 in_check = pos.attacked(pos.kings[us], us ^ 8)
                 if in_check:
                     f |= _IN_CHECK
-                    # Check extension; at the horizon a side in check must show it can escape,
-                    # so it searches all its moves instead of standing pat. Kept within twice the
-                    # iteration's depth so that a run of checks cannot go on for ever.
+                    # Check extension, kept within twice the iteration's depth so that a run of
+                    # checks cannot go on for ever (at the horizon, _qsearch searches the escapes).
                     if ply < 2 * self._root_depth + 2:
-                        depth = 1 if depth <= 0 else depth + 1
+                        depth += 1
                 self._static[ply] = static
                 depths[ply] = depth
                 alphas[ply] = alpha
@@ -380,20 +403,6 @@ class Search:
                 self._alpha0[ply] = alpha
                 best_moves[ply] = 0
                 legal[ply] = 0
-                if depth <= 0:
-                    f |= _QUIESCENCE
-                    flags[ply] = f
-                    if not f & _AFTER_NULL:
-                        static -= self._forked(cur[ply - 1])
-                    if static >= beta:
-                        value = static
-                        action = _RETURN
-                        continue
-                    if static > alpha:
-                        alphas[ply] = static
-                    bests[ply] = static
-                    action = _GEN
-                    continue
                 flags[ply] = f
                 bests[ply] = -INFINITE
                 if ply:
@@ -435,10 +444,10 @@ class Search:
                 start = ends[ply]
                 f = flags[ply]
                 if native is not None:
-                    end = native.generate(pos, moves, start | (f & 3) << 16, self)  # f's two bits: the spec's
+                    end = native.generate(pos, moves, start | (f & _IN_CHECK) << 16, self)  # (spec: IN_CHECK)
                 else:
                     side = pos.side >> 3
-                    end = generate(pos, moves, start, f & _IN_CHECK, f & _QUIESCENCE, self.history, self.pieces, side << 4, self.count[side])
+                    end = generate(pos, moves, start, f & _IN_CHECK, 0, self.history, self.pieces, side << 4, self.count[side])
                 self._order(ply, start, end)
                 nexts[ply] = start
                 ends[ply] = end
@@ -446,7 +455,24 @@ class Search:
                 continue
 
             if action == _NEXT:
-                if budget <= 0:
+                if native is not None and ply and depths[ply] == 1:
+                    # One ply above the horizon: engine/native.py's frontier tries the moves (one
+                    # searched move a call, as below: the same tree, without this loop's bytecode).
+                    if budget <= 0 or (clock is not None and (clock() - until) & 0x3FFFFFFF < 0x20000000):
+                        self._ply = ply
+                        self._action = _NEXT
+                        return False
+                    budget -= 1
+                    value = native.frontier(self, ply)
+                    if value == native.MORE:
+                        continue
+                    if value == native.ABORT:
+                        self._ply = ply + 1  # out of nodes with a move made, as at _ENTER
+                        self._abort()
+                        return True
+                    action = _RETURN
+                    continue
+                if budget <= 0 or (clock is not None and (clock() - until) & 0x3FFFFFFF < 0x20000000):
                     # Out of time in the middle of a node's moves (many of a king in check are
                     # illegal, and each costs a make and an unmake): carry on here next time.
                     self._ply = ply
@@ -457,12 +483,11 @@ class Search:
                 if i >= end:
                     # No move left: the node's value.
                     f = flags[ply]
-                    if not legal[ply] and not f & _QUIESCENCE:
+                    if not legal[ply]:
                         value = -MATE + ply if f & _IN_CHECK else 0
                     else:
                         value = bests[ply]
-                    if not f & _QUIESCENCE:
-                        self._store(ply, value)
+                    self._store(ply, value)
                     if not ply:
                         self.root_moves = legal[0]
                     action = _RETURN
@@ -484,26 +509,7 @@ class Search:
                 m = w & _MOVE_MASK
                 us = pos.side
                 frm = m & 127
-                if flags[ply] & _QUIESCENCE and (m >> 14) < MOVE_PROMOTE_KNIGHT:
-                    # Captures that cannot matter: even winning the piece for nothing leaves the side
-                    # below alpha (delta pruning), or a piece takes a cheaper one that is defended
-                    # (it is likely to lose the exchange). Without these the captures after the last
-                    # ply outnumber everything else, and on the Pico the first iteration may not end.
-                    to = (m >> 7) & 127
-                    # A skipped capture still bounds the node's value from above: the score
-                    # returned must not claim less than it might have won, or a parent's search
-                    # with a wider window (a re-search) believes a lost queen is safe.
-                    victim = VALUE[b[to] & 7] if b[to] else 100
-                    bound = self._static[ply] + victim + _DELTA_MARGIN
-                    if bound <= alphas[ply]:
-                        if bound > bests[ply]:
-                            bests[ply] = bound
-                        continue
-                    if VALUE[b[frm] & 7] > victim and pos.attacked(to, us ^ 8):
-                        if alphas[ply] > bests[ply]:
-                            bests[ply] = alphas[ply]  # assumed no better than alpha: say just that
-                        continue
-                elif depths[ply] == 1 and legal[ply] and not flags[ply] & _IN_CHECK and (m >> 14) < MOVE_EN_PASSANT:
+                if depths[ply] == 1 and legal[ply] and not flags[ply] & _IN_CHECK and (m >> 14) < MOVE_EN_PASSANT:
                     # Futility: one ply from the leaves, a quiet move (no capture, promotion or
                     # castling) cannot lift a score this far below alpha, unless it gives check:
                     # a move onto or off a line or knight's jump from the enemy king is tried.
@@ -547,12 +553,7 @@ class Search:
                 ply += 1
                 flags[ply] = 0
                 action = _ENTER
-                if f & _QUIESCENCE:
-                    alphas[ply] = -beta
-                    betas[ply] = -alpha
-                    depths[ply] = 0
-                    kinds[ply - 1] = _FULL
-                elif n == 1:
+                if n == 1:
                     alphas[ply] = -beta
                     betas[ply] = -alpha
                     depths[ply] = depth - 1
@@ -626,11 +627,111 @@ class Search:
                         self.best_move = m
                         self.score = score
                     if score >= beta:
-                        if not f & _QUIESCENCE:
-                            self._cutoff(ply, m, depths[ply])
-                            self._store(ply, score)
+                        self._cutoff(ply, m, depths[ply])
+                        self._store(ply, score)
                         value = score
                         action = _RETURN
+
+    def _qsearch(self, ply, alpha, beta):
+        """Quiescence at ply (the horizon, or past it): the node's value for the side to move,
+        searched to the end in this one call (engine/native.py's qsearch on the Pico, the same
+        work in the same order). Most positions a search visits are these, and this loop spends
+        less time per position than run()'s resumable one; its trees are a few positions, so a
+        slice runs that much longer at most.
+
+        The side to move may stand pat on the static evaluation (less what a fork by the last
+        piece moved costs it) or try captures and queen promotions, best victim by least attacker
+        first (MVV-LVA), so the score is never taken in the middle of an exchange. A capture that
+        cannot lift it to alpha even if it wins the piece for nothing (delta pruning), or a piece
+        taking a cheaper, defended one, is not tried: without these the captures after the last
+        ply outnumber everything else. A side in check, within the check extension's bound,
+        does not stand pat: it tries every escape (and is mated if it has none)."""
+        pos = self.pos
+        self.nodes += 1
+        if pos.halfmove >= 100 or self._repeated():
+            return 0
+        # A mate found nearer the root cannot be beaten here (mate distance pruning).
+        if alpha < -MATE + ply:
+            alpha = -MATE + ply
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+        if alpha >= beta:
+            return alpha
+        us = pos.side
+        them = us ^ 8
+        static = self._evaluate(ply, us)
+        base = self._end[ply - 1]
+        if ply >= self.max_ply - 1 or ply >= 2 * self._root_depth + _QUIESCENCE_PLIES or base > self.move_room - MAX_MOVES_PER_POSITION:
+            return static  # no deeper: the stack, the move array or the recursion is at its end
+        k = pos.kings[us]
+        in_check = pos.attacked(k, them)
+        evade = in_check and ply < 2 * self._root_depth + 2
+        if evade:
+            best = -INFINITE
+        else:
+            best = static
+            if not self._flags[ply] & _AFTER_NULL:
+                best -= self._forked(self._move[ply - 1])
+            if best >= beta:
+                return best
+            if best > alpha:
+                alpha = best
+        moves = self.moves
+        side = us >> 3
+        end = generate(pos, moves, base, in_check, not evade, self.history, self.pieces, side << 4, self.count[side])
+        self._end[ply] = end
+        b = pos.board
+        legal = 0
+        i = base
+        while i < end:
+            top = i
+            w = moves[i]
+            for j in range(i + 1, end):
+                if moves[j] > w:
+                    w = moves[j]
+                    top = j
+            moves[top] = moves[i]
+            moves[i] = w
+            i += 1
+            m = w & _MOVE_MASK
+            frm = m & 127
+            to = (m >> 7) & 127
+            flag = m >> 14
+            if not evade and flag < MOVE_PROMOTE_KNIGHT:
+                # A skipped capture still bounds the node's value from above: the score returned
+                # must not claim less than it might have won, or a parent's search with a wider
+                # window (a re-search) believes a lost queen is safe.
+                victim = VALUE[b[to] & 7] if b[to] else 100
+                bound = static + victim + _DELTA_MARGIN
+                if bound <= alpha:
+                    if bound > best:
+                        best = bound
+                    continue
+                if VALUE[b[frm] & 7] > victim and pos.attacked(to, them):
+                    if alpha > best:
+                        best = alpha  # assumed no better than alpha: say just that
+                    continue
+            if in_check and frm != k and not _ALIGNED[to - k + 119] and flag != MOVE_EN_PASSANT:
+                continue  # in check, a move that neither blocks nor takes the checker
+            risky = frm == k or in_check or _ALIGNED[frm - k + 119] == 1 or flag == MOVE_EN_PASSANT
+            self._move[ply] = m
+            self._make(ply, m)
+            if risky and pos.attacked(pos.kings[us], them):
+                self._unmake(ply)  # it leaves the king in check: not a legal move
+                continue
+            legal += 1
+            self._flags[ply + 1] = 0
+            score = -self._qsearch(ply + 1, -beta, -alpha)
+            self._unmake(ply)
+            if score > best:
+                best = score
+                if score > alpha:
+                    if score >= beta:
+                        return score
+                    alpha = score
+        if evade and not legal:
+            return -MATE + ply
+        return best
 
     def _forked(self, m):
         """What the side to move stands to lose to a fork by the piece the last move m put on its
@@ -714,8 +815,8 @@ class Search:
         for i in range(first, first + self.count[us >> 3]):
             sq = pieces[i]
             kind = b[sq] & 7
-            if kind != PAWN and kind != KING and (sq == to or not check):
-                lost = self.exchange.loss(pos, sq, them)
+            if kind != PAWN and kind != KING and (sq == to or not check) and pos.attacked(sq, them):
+                lost = self.exchange.loss(pos, sq, them)  # (the attack test first: it is native code)
                 if lost > worst:
                     worst = lost
         flag = m >> 14
@@ -995,7 +1096,7 @@ class Search:
 # engine/native.py where use_native() put it (its generate and pick, and make and unmake on the
 # class), else None: movegen.py's generate and the plain methods above.
 _native = None
-_PLAIN = (Search._make, Search._unmake)
+_PLAIN = (Search._make, Search._unmake, Search._qsearch)
 
 
 def use_native(on):
@@ -1004,12 +1105,12 @@ def use_native(on):
     visits the same tree either way. Returns whether the native code is in use."""
     global _native
     _native = None
-    Search._make, Search._unmake = _PLAIN
+    Search._make, Search._unmake, Search._qsearch = _PLAIN
     if on:
         try:
             from engine import native
 
-            native.install(Search, MG, EG, PHASE)
+            native.install(Search, MG, EG, PHASE, _ALIGNED)
             _native = native
         except (ImportError, SyntaxError, ValueError):
             pass  # as in core/position.py's use_native: CPython, WebAssembly, a Pico's .mpy on a PC
