@@ -15,9 +15,12 @@ UCI_Elo 1350; Stockfish 16 and later start at 1320 (recalibrated). The Elo estim
 plus 400 log10(score / (1 - score)), with a 95 % margin from the games' spread.
 
 Hanging pieces: after each of the engine's moves, a piece of its (not a pawn) that the opponent
-can take for nothing or with a cheaper piece, and that Stockfish at depth 10 says costs 2 pawns or
-more, counts as hung; they are counted again without the positions Stockfish already scored as lost
-by 3 pawns or more before the move, and the first of those are printed (`hung at: FEN move`).
+wins at once counts as hung when the exchange on its square (each side taking back with its
+cheapest piece while it pays, legal moves only) wins 2 pawns more than the engine's move itself
+took, and Stockfish says the move costs 2 pawns or more (at depth 10, and again at depth 16). So a trade (Bxe7+ Kxe7) is
+not a hung piece, a knight given for a pawn is. They are counted again without the positions
+Stockfish already scored as lost by 3 pawns or more before the move, and those are printed
+(`hung at: FEN move`).
 
 ENGINE_GAMES (default 4 a level, short but real) sets the games; ENGINE_BENCH=0 skips this part.
 """
@@ -32,9 +35,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 STOCKFISH = os.environ.get("STOCKFISH") or "/usr/games/stockfish"
 # Measured with tools/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython 1.27.0):
-# the engine thinking inside the board's scan loop (half of each 5 ms scan period; flat out it
-# makes 234 nodes/s in middlegames). Used when the emulator is not available here.
-EMULATED_PICO_NPS = 262
+# the engine thinking inside the board's scan loop (half of each 5 ms scan period), with its hot
+# paths native (engine/native.py). Used when the emulator is not available here.
+EMULATED_PICO_NPS = 862
 # A position Stockfish already gives up as lost by this much (centipawns) before the engine's move:
 # pieces still fall there whatever it plays, so the hung pieces are also counted without these.
 LOST = 300
@@ -49,7 +52,7 @@ OPENINGS = (
     "e2e4 c7c6 d2d4 d7d5",
     "g1f3 d7d5 g2g3 g8f6",
 )
-VALUES = {1: 1, 2: 3, 3: 3, 4: 5, 5: 9, 6: 0}
+CENTIPAWNS = {1: 100, 2: 320, 3: 330, 4: 500, 5: 950, 6: 20000}  # a king takes only what is not defended
 
 
 def figures(text):
@@ -83,29 +86,57 @@ def chip_speed():
     return figures(r.stdout), "MicroPython unix port"
 
 
-def hung_piece(board, before, analyst, us):
-    """Did the move just made leave a piece en prise that Stockfish says it loses? None if not,
-    else Stockfish's score (centipawns, for the engine) before the move."""
+def exchange_gain(board, square):
+    """What the side to move wins by taking on `square` with its cheapest piece, both sides then
+    taking back there with their cheapest piece while it pays (a static exchange, played out
+    with legal moves, so pins and pieces behind pieces count). 0 if taking does not pay."""
+    import chess
+
+    captures = [m for m in board.legal_moves if m.to_square == square and not board.is_en_passant(m)]
+    if not captures:
+        return 0
+    m = min(captures, key=lambda c: (CENTIPAWNS[board.piece_type_at(c.from_square)], -(c.promotion or 0)))
+    victim = CENTIPAWNS[board.piece_type_at(square)]
+    if m.promotion:
+        victim += CENTIPAWNS[m.promotion] - CENTIPAWNS[chess.PAWN]
+    board.push(m)
+    gain = victim - exchange_gain(board, square)
+    board.pop()
+    return max(0, gain)
+
+
+def hung_piece(board, before, move, analyst, us):
+    """Did `move` (just made from `before`) leave a piece of `us` (not a pawn) that the opponent
+    wins at once, by an exchange on its square worth 2 pawns more than the move itself took, and
+    does Stockfish say the move costs 2 pawns? None if not, else Stockfish's score (centipawns,
+    for the engine) before the move. (A trade is not a hung piece: Bxe7+ Kxe7 takes back what the
+    move took.)"""
     import chess
     import chess.engine
 
-    exposed = False
-    for m in board.legal_moves:
-        if not board.is_capture(m) or board.is_en_passant(m):
-            continue
-        victim = board.piece_at(m.to_square)
-        if victim is None or victim.piece_type in (chess.PAWN, chess.KING):
-            continue
-        attacker = board.piece_at(m.from_square)
-        if not board.is_attacked_by(us, m.to_square) or VALUES[attacker.piece_type] < VALUES[victim.piece_type]:
-            exposed = True
-            break
-    if not exposed:
+    took = 0
+    if before.is_en_passant(move):
+        took = CENTIPAWNS[chess.PAWN]
+    elif before.piece_at(move.to_square):
+        took = CENTIPAWNS[before.piece_type_at(move.to_square)]
+    if move.promotion:
+        took += CENTIPAWNS[move.promotion] - CENTIPAWNS[chess.PAWN]
+    lost = 0
+    for square, piece in board.piece_map().items():
+        if piece.color == us and piece.piece_type not in (chess.PAWN, chess.KING):
+            lost = max(lost, exchange_gain(board, square))
+    if lost - took < 200:
         return None
-    limit = chess.engine.Limit(depth=10)
-    was = analyst.analyse(before, limit)["score"].pov(us).score(mate_score=10000)
-    now = analyst.analyse(board, limit)["score"].pov(us).score(mate_score=10000)
-    return was if was - now >= 200 else None
+    # Depth 10 first (cheap); what it flags is looked at again at depth 16, where the scores of
+    # sharp positions settle: at 10 a forced Qxb4 (the queen was pinned) read as a 117-point loss.
+    was = None
+    for depth in (10, 16):
+        limit = chess.engine.Limit(depth=depth)
+        was = analyst.analyse(before, limit)["score"].pov(us).score(mate_score=10000)
+        now = analyst.analyse(board, limit)["score"].pov(us).score(mate_score=10000)
+        if was - now < 200:
+            return None
+    return was
 
 
 def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
@@ -140,7 +171,7 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
                         depths.append(r.info["depth"])
                     board.push(r.move)
                     our_moves += 1
-                    was = hung_piece(board, before, analyst, not board.turn)
+                    was = hung_piece(board, before, r.move, analyst, not board.turn)
                     if was is not None:
                         hung.append("%s %s" % (before.fen(), r.move.uci()))
                         if was > -LOST:
@@ -215,10 +246,10 @@ def main(argv=None):
             )
             print("elo_%s %d Elo  # +-%d (95 %%) against Stockfish UCI_Elo %d, %d games" % (tag, est, margin, elo, m["games"]))
             print(
-                "hung_%s %d pieces  # in %d moves of the engine (en prise, and Stockfish says it costs 2 pawns); %d where it was not already lost by %d"
+                "hung_%s %d pieces  # in %d moves of the engine (lost to an exchange at once, net of what the move took, and Stockfish says it costs 2 pawns); %d where it was not already lost by %d"
                 % (tag, len(m["hung"]), m["moves"], len(m["hung_playable"]), LOST)
             )
-            for example in m["hung_playable"][:3]:
+            for example in m["hung_playable"]:
                 print("    hung at: %s" % example)
 
 
