@@ -349,7 +349,7 @@ _MATE = const(30000)
 _INFINITE = const(31000)
 _TEMPO = const(10)
 _DELTA_MARGIN = const(150)
-_QUIESCENCE_PLIES = const(8)
+_QUIESCENCE_PLIES = const(6)
 _AFTER_NULL = const(8)
 _MOVE_MASK = const(0x1FFFF)
 _ROOM = const(256)  # MAX_MOVES_PER_POSITION
@@ -396,7 +396,7 @@ def qsearch(self, ply: int, alpha: int, beta: int) -> int:
     ends = ptr32(self._end)
     base = ends[at - 1]
     root2 = 2 * int(self._root_depth)
-    if at >= int(self.max_ply) - 1 or at >= root2 + _QUIESCENCE_PLIES or base > int(self.move_room) - _ROOM:
+    if at >= int(self.max_ply) - 1 or at - int(self._q_root) >= _QUIESCENCE_PLIES or base > int(self.move_room) - _ROOM:
         return static
     k = ptr8(pos.kings)[us]
     in_check = 0
@@ -574,6 +574,7 @@ def frontier(self, ply: int) -> int:
         if int(self.nodes) >= int(self.max_nodes):
             return ABORT
         flags[at + 1] = 0
+        self._q_root = at + 1
         if n == 1:
             score = 0 - int(qsearch(self, at + 1, 0 - beta, 0 - alpha))
             unmake(self, at)
@@ -585,7 +586,7 @@ def frontier(self, ply: int) -> int:
                 if int(self.nodes) >= int(self.max_nodes):
                     return ABORT
                 flags[at + 1] = 0
-                score = 0 - int(qsearch(self, at + 1, 0 - beta, 0 - alpha))
+                score = 0 - int(qsearch(self, at + 1, 0 - beta, 0 - alpha))  # (_q_root is still at + 1)
                 unmake(self, at)
         if score > ((bests[at] ^ 0x8000) - 0x8000):
             bests[at] = score

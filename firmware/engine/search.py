@@ -92,10 +92,10 @@ _HISTORY_MAX = const(4000)
 _MOVE_MASK = const(0x1FFFF)
 
 _NULL_REDUCTION = const(2)
-# Quiescence goes at most this many plies past twice the iteration's depth (a chain of captures
-# seldom runs longer; it also bounds the recursion of _qsearch, which on the Pico is native code
-# on the C stack).
-_QUIESCENCE_PLIES = const(8)
+# Quiescence goes at most this many plies deep (a chain of captures seldom runs longer). It bounds
+# the recursion of _qsearch, which on the Pico is native code on the C stack: measured on the
+# emulated chip, a level takes about 450 bytes of the 8 KB stack, and nine levels reached 5.4 KB.
+_QUIESCENCE_PLIES = const(6)
 # Near the leaves a quiet move changes the score by a piece's position, seldom more: a node this far
 # above beta is left (reverse futility), a quiet move this far below alpha is not tried (futility).
 _RFP_MARGIN = const(120)  # a ply, up to two plies from the leaves
@@ -190,6 +190,7 @@ class Search:
         self._root_move = _words(MAX_MOVES_PER_POSITION)
         self._root_risk = _zeros("h", MAX_MOVES_PER_POSITION)
         self._risk = 0  # the risk of the root move being searched
+        self._q_root = 0  # the ply where the quiescence being searched began
         self.pos = None
         self.done = True
         self.nodes = 0
@@ -357,6 +358,7 @@ class Search:
                 budget -= 1
                 if depths[ply] <= 0:
                     # The horizon: quiescence, searched to the end in one call (_qsearch).
+                    self._q_root = ply
                     value = self._qsearch(ply, alphas[ply], betas[ply])
                     action = _RETURN
                     continue
@@ -661,7 +663,7 @@ class Search:
         them = us ^ 8
         static = self._evaluate(ply, us)
         base = self._end[ply - 1]
-        if ply >= self.max_ply - 1 or ply >= 2 * self._root_depth + _QUIESCENCE_PLIES or base > self.move_room - MAX_MOVES_PER_POSITION:
+        if ply >= self.max_ply - 1 or ply - self._q_root >= _QUIESCENCE_PLIES or base > self.move_room - MAX_MOVES_PER_POSITION:
             return static  # no deeper: the stack, the move array or the recursion is at its end
         k = pos.kings[us]
         in_check = pos.attacked(k, them)
