@@ -68,8 +68,9 @@ def test_a_generated_game_on_the_chip(board):
 # The native code on the chip against CPython's plain Python. MicroPython 1.27's Thumb emitter has
 # bugs the unix port's x64 one has not (engine/native.py's notes), so the viper paths are proved
 # where they run: the same legal moves and perft counts from the rules core, the same move lists
-# from the engine's generator, and the same searches (best move, score, nodes, depth), native and
-# plain, as CPython finds. Last in the module: it stops main.py, and the board is reset after.
+# from the engine's generator (native and plain, on the chip), and the same searches (best move,
+# score, nodes, depth) as CPython's plain Python finds. Last in the module: it stops main.py, and
+# the board is reset after.
 ENGINE_FENS = (
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",  # Kiwipete: castling, pins
     "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",  # promotions, captures into them
@@ -84,7 +85,7 @@ import core.position as position
 import engine.search as es
 from engine.search import Search
 from engine import movegen, native
-assert position.NATIVE and es.NATIVE
+assert position.NATIVE and es.NATIVE  # the Pico chooses the native paths by itself
 for fen in FENS:
     p = Position(fen)
     print("legal", " ".join(move_uci(m) for m in p.legal_moves()))
@@ -98,12 +99,9 @@ for fen in FENS:
         b = native.generate(p, s.moves, spec, s)
         print("generate", a == b and plain == list(s.moves[:b]), b)
     s.stop()
-    for on in (True, False):
-        es.use_native(on)
-        s = Search()
-        m = s.think(Position(fen), max_nodes=NODES)
-        print("search", move_uci(m), s.score, s.nodes, s.depth)
-    es.use_native(True)
+    s = Search()
+    m = s.think(Position(fen), max_nodes=NODES)
+    print("search", move_uci(m), s.score, s.nodes, s.depth)
 """
 
 
@@ -126,7 +124,7 @@ def test_native_code_on_the_chip_agrees_with_cpython(board):
         s.stop()
         s = Search()
         m = s.think(Position(fen), max_nodes=ENGINE_NODES)
-        expected += ["search %s %d %d %d" % (move_uci(m), s.score, s.nodes, s.depth)] * 2  # native, plain
+        expected.append("search %s %d %d %d" % (move_uci(m), s.score, s.nodes, s.depth))
     code = "FENS = %r\nNODES = %d\n" % (ENGINE_FENS, ENGINE_NODES) + NATIVE_SNIPPET
     try:
         answer = board.chip.exec(code, limit_ms=60000)
