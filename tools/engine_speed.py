@@ -87,7 +87,18 @@ def search_speed(nodes_each):
                 break
         spent += _diff(_us(), t0)
         total += search.nodes
-    print("engine_nps %d nodes/s  # %d middlegame nodes in %d ms" % (total * 1000000 // spent, total, spent // 1000))
+    print("engine_nps %d nodes/s  # %d middlegame nodes in %d ms, a position a run() call" % (total * 1000000 // spent, total, spent // 1000))
+    # The same searches in calls of 50 positions: what a slice costs getting in and out of run().
+    batch = 0
+    spent_batch = 0
+    for fen in POSITIONS:
+        search.start(Position(fen), max_nodes=nodes_each)
+        t0 = _us()
+        while not search.run(50):
+            pass
+        spent_batch += _diff(_us(), t0)
+        batch += search.nodes
+    print("engine_nps_batch %d nodes/s  # %d nodes, 50 positions a run() call" % (batch * 1000000 // spent_batch, batch))
     print("engine_slice_median %d us  # one run(1): a node and the moves tried up to the next" % slices.median())
     print("engine_slice_max %d us  # the longest of %d; %d over 5 ms" % (worst, slices.n, slices.over(5000)))
     print("engine_ram %d bytes  # the search's arrays and tables (footprint %d)" % (ram, search.footprint()))
