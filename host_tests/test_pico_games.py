@@ -80,17 +80,19 @@ ENGINE_FENS = (
 ENGINE_NODES = 150  # two plies: the frontier and quiescence of engine/native.py both run
 
 NATIVE_SNIPPET = """
+import gc
 from core.position import Position, move_uci
 import core.position as position
 import engine.search as es
 from engine.search import Search
 from engine import movegen, native
 assert position.NATIVE and es.NATIVE  # the Pico chooses the native paths by itself
+gc.collect()
+s = Search()  # one, cleared before each search (as good as new): the games above left the heap in pieces
 for fen in FENS:
     p = Position(fen)
     print("legal", " ".join(move_uci(m) for m in p.legal_moves()))
     print("perft", p.perft(2))
-    s = Search()
     s.start(p, max_nodes=1)
     side = p.side >> 3
     for spec in (0, 1 << 16):
@@ -99,7 +101,7 @@ for fen in FENS:
         b = native.generate(p, s.moves, spec, s)
         print("generate", a == b and plain == list(s.moves[:b]), b)
     s.stop()
-    s = Search()
+    s.clear()
     m = s.think(Position(fen), max_nodes=NODES)
     print("search", move_uci(m), s.score, s.nodes, s.depth)
 """
@@ -132,3 +134,30 @@ def test_native_code_on_the_chip_agrees_with_cpython(board):
         assert answer["out"].replace("\r\n", "\n").splitlines() == expected
     finally:
         board.chip.soft_reset()
+
+
+def test_the_board_plays_its_own_engine_on_the_chip():
+    # board.json asks for the engine (black, level 2: two plies): after 1. e4 the firmware of
+    # `make flash`, main.py and all, loads it, thinks in the scan loop and lights its reply; the
+    # reply made on the board is accepted. The engine's code and 20 KB of arrays come on top of
+    # what the board uses, on the chip's own heap and C stack.
+    import chess
+
+    b = booted_board("engine", {"opponent": "black", "level": 2})
+    try:
+        played = b.play("1000 lift e2\n1400 place e4\n", tail_ms=3000)
+        said = [s for _, s in played.console]
+        assert "move e2e4" in played.lines, said
+        replies = [s.split()[-1] for s in said if s.startswith("msg the board plays ")]
+        assert len(replies) == 1, said
+        board = chess.Board()
+        board.push_uci("e2e4")
+        reply = chess.Move.from_uci(replies[0])
+        assert reply in board.legal_moves, said
+        frm, to = chess.square_name(reply.from_square), chess.square_name(reply.to_square)
+        answered = b.play("1000 lift %s\n1400 place %s\n" % (frm, to), new_game=False)
+        assert answered.lines[0] == "move " + replies[0], answered.console
+        board.push(reply)
+        assert answered.lines[-1] == "fen " + board.fen()
+    finally:
+        b.close()

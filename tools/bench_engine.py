@@ -20,7 +20,8 @@ cheapest piece while it pays, legal moves only) wins 2 pawns more than the engin
 took, and Stockfish says the move costs 2 pawns or more (at depth 10, and again at depth 16). So a trade (Bxe7+ Kxe7) is
 not a hung piece, a knight given for a pawn is. They are counted again without the positions
 Stockfish already scored as lost by 3 pawns or more before the move, and those are printed
-(`hung at: FEN move`).
+(`hung at: FEN move`); of those, the ones the move itself hung are told apart from a piece that
+stood attacked before the move (the opponent could already have won it so) and was not saved.
 
 ENGINE_GAMES (default 4 a level, short but real) sets the games; ENGINE_BENCH=0 skips this part.
 """
@@ -108,9 +109,10 @@ def exchange_gain(board, square):
 def hung_piece(board, before, move, analyst, us):
     """Did `move` (just made from `before`) leave a piece of `us` (not a pawn) that the opponent
     wins at once, by an exchange on its square worth 2 pawns more than the move itself took, and
-    does Stockfish say the move costs 2 pawns? None if not, else Stockfish's score (centipawns,
-    for the engine) before the move. (A trade is not a hung piece: Bxe7+ Kxe7 takes back what the
-    move took.)"""
+    does Stockfish say the move costs 2 pawns? None if not, else (Stockfish's score, centipawns,
+    for the engine, before the move; whether the move hung it: False when the piece stood where
+    it was and the opponent could already have won it so before the move, a threat the move did
+    not answer). (A trade is not a hung piece: Bxe7+ Kxe7 takes back what the move took.)"""
     import chess
     import chess.engine
 
@@ -122,11 +124,20 @@ def hung_piece(board, before, move, analyst, us):
     if move.promotion:
         took += CENTIPAWNS[move.promotion] - CENTIPAWNS[chess.PAWN]
     lost = 0
+    where = None
     for square, piece in board.piece_map().items():
         if piece.color == us and piece.piece_type not in (chess.PAWN, chess.KING):
-            lost = max(lost, exchange_gain(board, square))
+            gain = exchange_gain(board, square)
+            if gain > lost:
+                lost, where = gain, square
     if lost - took < 200:
         return None
+    fresh = True
+    if where != move.to_square:
+        threat = before.copy(stack=False)
+        threat.turn = not us  # what the opponent could have taken there had it been its move
+        threat.ep_square = None
+        fresh = exchange_gain(threat, where) < lost
     # Depth 10 first (cheap); what it flags is looked at again at depth 16, where the scores of
     # sharp positions settle: at 10 a forced Qxb4 (the queen was pinned) read as a 117-point loss.
     was = None
@@ -136,7 +147,7 @@ def hung_piece(board, before, move, analyst, us):
         now = analyst.analyse(board, limit)["score"].pov(us).score(mate_score=10000)
         if was - now < 200:
             return None
-    return was
+    return was, fresh
 
 
 def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
@@ -154,6 +165,7 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
     results = []
     hung = []
     hung_playable = []  # ... in positions Stockfish did not already count as lost
+    hung_fresh = []  # ... of those, pieces the move itself put or left en prise (not a threat it did not answer)
     our_moves = 0
     depths = []
     t0 = time.time()
@@ -171,11 +183,14 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
                         depths.append(r.info["depth"])
                     board.push(r.move)
                     our_moves += 1
-                    was = hung_piece(board, before, r.move, analyst, not board.turn)
-                    if was is not None:
-                        hung.append("%s %s" % (before.fen(), r.move.uci()))
+                    found = hung_piece(board, before, r.move, analyst, not board.turn)
+                    if found is not None:
+                        was, fresh = found
+                        hung.append("%s %s%s" % (before.fen(), r.move.uci(), "" if fresh else " (attacked before: not saved)"))
                         if was > -LOST:
                             hung_playable.append(hung[-1])
+                            if fresh:
+                                hung_fresh.append(hung[-1])
                 else:
                     board.push(sf.play(board, chess.engine.Limit(time=stockfish_s)).move)
             result = board.result(claim_draw=True) if board.is_game_over(claim_draw=True) else "1/2-1/2"
@@ -194,6 +209,7 @@ def play_match(games, elo, seconds, chip_nps, stockfish_s=0.1):
         "results": results,
         "hung": hung,
         "hung_playable": hung_playable,
+        "hung_fresh": hung_fresh,
         "moves": our_moves,
         "depth": sum(depths) / len(depths) if depths else 0,
         "seconds": time.time() - t0,
@@ -246,8 +262,8 @@ def main(argv=None):
             )
             print("elo_%s %d Elo  # +-%d (95 %%) against Stockfish UCI_Elo %d, %d games" % (tag, est, margin, elo, m["games"]))
             print(
-                "hung_%s %d pieces  # in %d moves of the engine (lost to an exchange at once, net of what the move took, and Stockfish says it costs 2 pawns); %d where it was not already lost by %d"
-                % (tag, len(m["hung"]), m["moves"], len(m["hung_playable"]), LOST)
+                "hung_%s %d pieces  # in %d moves of the engine (lost to an exchange at once, net of what the move took, and Stockfish says it costs 2 pawns); %d where it was not already lost by %d, %d of them hung by the move itself (the others: attacked before, not saved)"
+                % (tag, len(m["hung"]), m["moves"], len(m["hung_playable"]), LOST, len(m["hung_fresh"]))
             )
             for example in m["hung_playable"]:
                 print("    hung at: %s" % example)
