@@ -91,6 +91,11 @@ _KEY_KILLER2 = const(4900)
 _HISTORY_MAX = const(4000)
 _MOVE_MASK = const(0x1FFFF)
 
+# run()'s clock wraps at 2**30 (time.ticks_us): it has passed `until` when the difference, taken
+# round the wrap, is less than half the range.
+_TICKS_MASK = const(0x3FFFFFFF)
+_TICKS_HALF = const(0x20000000)
+
 _NULL_REDUCTION = const(2)
 # Quiescence goes at most this many plies deep (a chain of captures seldom runs longer). It bounds
 # the recursion of _qsearch, which on the Pico is native code on the C stack: measured on the
@@ -123,6 +128,21 @@ _FORK_STEPS = (
     (17, 15, -15, -17),
     (16, -16, 1, -1),
 )
+
+
+def _pick(moves, i, end):
+    """The entry of moves[i:end] with the highest ordering key, swapped to i and returned: a
+    selection, since the first moves usually cut the node off and sorting the rest would be
+    wasted (engine/native.py's pick on the Pico)."""
+    top = i
+    w = moves[i]
+    for j in range(i + 1, end):
+        if moves[j] > w:
+            w = moves[j]
+            top = j
+    moves[top] = moves[i]
+    moves[i] = w
+    return w
 
 
 def _zeros(typecode, n):
@@ -201,20 +221,21 @@ class Search:
 
     def footprint(self):
         """Bytes of preallocated state (arrays and tables, not the code)."""
-        arrays = (
-            self.moves, self._alpha, self._beta, self._depth, self._best, self._best_move,
-            self._alpha0, self._next, self._end, self._move, self._legal, self._mg, self._eg,
-            self._phase, self._static, self._saved_ep, self._saved_clock, self.killers,
-            self.history, self._tt_key, self._tt_move, self._tt_score, self._root_move, self._root_risk,
-        )  # fmt: skip
+        words = (
+            self.moves, self._depth, self._best_move, self._next, self._end, self._move, self._legal,
+            self._phase, self._saved_ep, self._saved_clock, self.killers, self._tt_key, self._tt_move,
+            self._root_move,
+        )  # array("i"); fmt: skip
         halves = (
-            self.history, self._tt_score, self._root_risk, self._mg, self._eg, self._alpha, self._beta,
-            self._best, self._alpha0, self._static,
+            self._alpha, self._beta, self._best, self._alpha0, self._static, self._mg, self._eg,
+            self.history, self._tt_score, self._root_risk, MG, EG,
         )  # array("h"); fmt: skip
         n = len(self._kind) + len(self._flags) + len(self._tt_info) + 32 + 2 + 128 + len(self._victim_sq)
-        for a in arrays:
-            n += len(a) * (2 if any(a is h for h in halves) else 4)  # (`in` would compare contents)
-        return n + 2 * len(MG) + 2 * len(EG)
+        for a in words:
+            n += 4 * len(a)
+        for a in halves:
+            n += 2 * len(a)
+        return n
 
     def clear(self):
         """Forget what earlier games taught the tables (a new game)."""
@@ -345,13 +366,14 @@ class Search:
         max_ply = self.max_ply
         room = self.move_room - MAX_MOVES_PER_POSITION
         native = _native
+        pick = native.pick if native is not None else _pick
         while True:
             if action == _ENTER:
                 if self.nodes >= self.max_nodes and ply:
                     self._ply = ply
                     self._abort()
                     return True
-                if budget <= 0 or (clock is not None and (clock() - until) & 0x3FFFFFFF < 0x20000000):
+                if budget <= 0 or (clock is not None and (clock() - until) & _TICKS_MASK < _TICKS_HALF):
                     self._ply = ply
                     self._action = _ENTER
                     return False
@@ -457,13 +479,15 @@ class Search:
                 continue
 
             if action == _NEXT:
+                if budget <= 0 or (clock is not None and (clock() - until) & _TICKS_MASK < _TICKS_HALF):
+                    # Out of time in the middle of a node's moves (many of a king in check are
+                    # illegal, and each costs a make and an unmake): carry on here next time.
+                    self._ply = ply
+                    self._action = _NEXT
+                    return False
                 if native is not None and ply and depths[ply] == 1:
                     # One ply above the horizon: engine/native.py's frontier tries the moves (one
                     # searched move a call, as below: the same tree, without this loop's bytecode).
-                    if budget <= 0 or (clock is not None and (clock() - until) & 0x3FFFFFFF < 0x20000000):
-                        self._ply = ply
-                        self._action = _NEXT
-                        return False
                     budget -= 1
                     value = native.frontier(self, ply)
                     if value == native.MORE:
@@ -474,12 +498,6 @@ class Search:
                         return True
                     action = _RETURN
                     continue
-                if budget <= 0 or (clock is not None and (clock() - until) & 0x3FFFFFFF < 0x20000000):
-                    # Out of time in the middle of a node's moves (many of a king in check are
-                    # illegal, and each costs a make and an unmake): carry on here next time.
-                    self._ply = ply
-                    self._action = _NEXT
-                    return False
                 i = nexts[ply]
                 end = ends[ply]
                 if i >= end:
@@ -494,19 +512,7 @@ class Search:
                         self.root_moves = legal[0]
                     action = _RETURN
                     continue
-                # Pick the entry with the highest ordering key (selection: the first moves usually
-                # cut the node off, so sorting the rest would be wasted).
-                if native is not None:
-                    w = native.pick(moves, i, end)
-                else:
-                    top = i
-                    w = moves[i]
-                    for j in range(i + 1, end):
-                        if moves[j] > w:
-                            w = moves[j]
-                            top = j
-                    moves[top] = moves[i]
-                    moves[i] = w
+                w = pick(moves, i, end)
                 nexts[ply] = i + 1
                 m = w & _MOVE_MASK
                 us = pos.side
@@ -686,14 +692,7 @@ class Search:
         legal = 0
         i = base
         while i < end:
-            top = i
-            w = moves[i]
-            for j in range(i + 1, end):
-                if moves[j] > w:
-                    w = moves[j]
-                    top = j
-            moves[top] = moves[i]
-            moves[i] = w
+            w = _pick(moves, i, end)
             i += 1
             m = w & _MOVE_MASK
             frm = m & 127
