@@ -17,8 +17,9 @@ plus 400 log10(score / (1 - score)), with a 95 % margin from the games' spread.
 Hanging pieces: after each of the engine's moves, a piece of its (not a pawn) that the opponent
 wins at once counts as hung when the exchange on its square (each side taking back with its
 cheapest piece while it pays, legal moves only) wins 2 pawns more than the engine's move itself
-took, and Stockfish says the move costs 2 pawns or more (at depth 10, and again at depth 16). So a trade (Bxe7+ Kxe7) is
-not a hung piece, a knight given for a pawn is. They are counted again without the positions
+took, Stockfish says the move costs 2 pawns or more (at depth 10, and again at depth 16), and still
+says so once the opponent has taken it (so the loss is the piece, not something else the move
+allowed). So a trade (Bxe7+ Kxe7) is not a hung piece, a knight given for a pawn is. They are counted again without the positions
 Stockfish already scored as lost by 3 pawns or more before the move, and those are printed
 (`hung at: FEN move`); of those, the ones the move itself hung are told apart from a piece that
 stood attacked before the move (the opponent could already have won it so) and was not saved.
@@ -109,10 +110,11 @@ def exchange_gain(board, square):
 def hung_piece(board, before, move, analyst, us):
     """Did `move` (just made from `before`) leave a piece of `us` (not a pawn) that the opponent
     wins at once, by an exchange on its square worth 2 pawns more than the move itself took, and
-    does Stockfish say the move costs 2 pawns? None if not, else (Stockfish's score, centipawns,
-    for the engine, before the move; whether the move hung it: False when the piece stood where
-    it was and the opponent could already have won it so before the move, a threat the move did
-    not answer). (A trade is not a hung piece: Bxe7+ Kxe7 takes back what the move took.)"""
+    does Stockfish say the move costs 2 pawns, and still once the piece is taken? None if not,
+    else (Stockfish's score, centipawns, for the engine, before the move; whether the move hung
+    it: False when the piece stood where it was and the opponent could already have won it so
+    before the move, a threat the move did not answer). (A trade is not a hung piece: Bxe7+ Kxe7
+    takes back what the move took.)"""
     import chess
     import chess.engine
 
@@ -147,6 +149,17 @@ def hung_piece(board, before, move, analyst, us):
         now = analyst.analyse(board, limit)["score"].pov(us).score(mate_score=10000)
         if was - now < 200:
             return None
+    # And taking it must be what wins: after the opponent's capture (its cheapest piece, as in the
+    # exchange) the engine is still 2 pawns worse off than before the move. A knight given for a
+    # pawn and the attack it opens (22... Nxb2 23. Rxb2 Qxc3+, +136 for the engine), where the move
+    # costs 2 pawns for another reason (23. h5 and the king's side falls), is a blunder, not a
+    # piece hung: the count is of pieces lost by being taken.
+    taking = [m for m in board.legal_moves if m.to_square == where and not board.is_en_passant(m)]
+    board.push(min(taking, key=lambda c: (CENTIPAWNS[board.piece_type_at(c.from_square)], -(c.promotion or 0))))
+    taken = analyst.analyse(board, chess.engine.Limit(depth=16))["score"].pov(us).score(mate_score=10000)
+    board.pop()
+    if was - taken < 200:
+        return None
     return was, fresh
 
 
@@ -262,7 +275,7 @@ def main(argv=None):
             )
             print("elo_%s %d Elo  # +-%d (95 %%) against Stockfish UCI_Elo %d, %d games" % (tag, est, margin, elo, m["games"]))
             print(
-                "hung_%s %d pieces  # in %d moves of the engine (lost to an exchange at once, net of what the move took, and Stockfish says it costs 2 pawns); %d where it was not already lost by %d, %d of them hung by the move itself (the others: attacked before, not saved)"
+                "hung_%s %d pieces  # in %d moves of the engine (lost to an exchange at once, net of what the move took, and Stockfish says it costs 2 pawns, the capture made); %d where it was not already lost by %d, %d of them hung by the move itself (the others: attacked before, not saved)"
                 % (tag, len(m["hung"]), m["moves"], len(m["hung_playable"]), LOST, len(m["hung_fresh"]))
             )
             for example in m["hung_playable"]:
