@@ -17,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import physical  # noqa: E402
 from test_physical_games import effective  # noqa: E402
+from test_engine_portable import FORKS  # noqa: E402 - the forks the unix port checks natively too
 
 FOLDER = os.path.join(ROOT, "host_tests", "transcripts")
 # Both modes, captures in two orders (a swap, en passant with the victim last), castling both ways
@@ -78,6 +79,8 @@ ENGINE_FENS = (
     "r2q1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2Q1RK1 b - - 0 10",  # a middlegame, black
 )
 ENGINE_NODES = 150  # two plies: the frontier and quiescence of engine/native.py both run
+# A fork by each kind of piece, for quiescence's fork test (native.forked on the chip).
+FORK_FENS = tuple(fen for fen, _ in FORKS)
 
 NATIVE_SNIPPET = """
 import gc
@@ -89,6 +92,22 @@ from engine import movegen, native
 assert position.NATIVE and es.NATIVE  # the Pico chooses the native paths by itself
 gc.collect()
 s = Search()  # one, cleared before each search (as good as new): the games above left the heap in pieces
+
+
+def forks(p):
+    out = []
+    for m in p.legal_moves():
+        p.make(m)
+        out.append(str(native.forked(s, m)))
+        p.unmake()
+    return "forks " + " ".join(out)
+
+
+for fen in FORK_FENS:
+    p = Position(fen)
+    s.start(p, max_nodes=1)
+    print(forks(p))
+    s.stop()
 for fen in FENS:
     p = Position(fen)
     print("legal", " ".join(move_uci(m) for m in p.legal_moves()))
@@ -100,6 +119,7 @@ for fen in FENS:
         plain = list(s.moves[:a])
         b = native.generate(p, s.moves, spec, s)
         print("generate", a == b and plain == list(s.moves[:b]), b)
+    print(forks(p))
     s.stop()
     s.clear()
     m = s.think(Position(fen), max_nodes=NODES)
@@ -112,7 +132,22 @@ def test_native_code_on_the_chip_agrees_with_cpython(board):
     from engine import movegen
     from engine.search import Search
 
+    def forks(s, p):
+        # Quiescence's fork test after each legal move, by CPython's Search._forked.
+        out = []
+        for m in p.legal_moves():
+            p.make(m)
+            out.append(str(s._forked(m)))
+            p.unmake()
+        return "forks " + " ".join(out)
+
     expected = []
+    for fen in FORK_FENS:
+        p = Position(fen)
+        s = Search()
+        s.start(p, max_nodes=1)
+        expected.append(forks(s, p))
+        s.stop()
     for fen in ENGINE_FENS:
         p = Position(fen)
         expected.append("legal " + " ".join(move_uci(m) for m in p.legal_moves()))
@@ -123,11 +158,12 @@ def test_native_code_on_the_chip_agrees_with_cpython(board):
         for captures in (0, 1):
             n = movegen.generate(p, s.moves, 0, 0, captures, s.history, s.pieces, side << 4, s.count[side])
             expected.append("generate True %d" % n)
+        expected.append(forks(s, p))
         s.stop()
         s = Search()
         m = s.think(Position(fen), max_nodes=ENGINE_NODES)
         expected.append("search %s %d %d %d" % (move_uci(m), s.score, s.nodes, s.depth))
-    code = "FENS = %r\nNODES = %d\n" % (ENGINE_FENS, ENGINE_NODES) + NATIVE_SNIPPET
+    code = "FENS = %r\nFORK_FENS = %r\nNODES = %d\n" % (ENGINE_FENS, FORK_FENS, ENGINE_NODES) + NATIVE_SNIPPET
     try:
         answer = board.chip.exec(code, limit_ms=60000)
         assert not answer["err"], answer["err"]

@@ -82,6 +82,27 @@ _BOTH_PATHS = (
 )
 
 
+# A fork by each kind of piece (knight, pawn, bishop, rook), white's and black's: the move named
+# attacks two pieces worth more than the forker.
+FORKS = (
+    ("r3k3/8/8/1N1q4/8/8/8/4K3 w - - 0 1", "b5c7"),
+    ("4k3/8/8/2n1b3/8/8/3P4/4K3 w - - 0 1", "d2d4"),
+    ("4k3/8/1r3q2/8/8/8/8/B3K3 w - - 0 1", "a1d4"),
+    ("4k3/8/3q4/1q6/8/8/8/3RK3 w - - 0 1", "d1d5"),
+    ("4k3/3p4/8/2N1B3/8/8/8/4K3 b - - 0 1", "d7d6"),
+    ("4k3/8/8/8/4n3/8/8/3QK2R b - - 0 1", "e4f2"),
+)
+
+
+def _same_forks(native, s, p):
+    # Quiescence's fork test (Search._forked, native.forked on the Pico) after every legal move of p
+    # (s searches p): both say the same of every move.
+    for m in p.legal_moves():
+        p.make(m)
+        assert native.forked(s, m) == s._forked(m), (p.fen(), move_uci(m))
+        p.unmake()
+
+
 def test_native_and_plain_paths_search_alike():
     # engine/search.py runs engine/native.py's generator, make, unmake, pick and order on the Pico
     # (the unix port compiles them too when asked). Both paths must write the same move lists in
@@ -110,6 +131,7 @@ def test_native_and_plain_paths_search_alike():
                     spec = 3 | captures << 16 | in_check << 17
                     assert native.generate(p, s.moves, spec, s) == n, fen
                     assert list(s.moves[3:n]) == plain, fen
+            _same_forks(native, s, p)
             s.stop()
             answers = []
             for on in (True, False):
@@ -118,5 +140,16 @@ def test_native_and_plain_paths_search_alike():
                 m = s.think(Position(fen), max_nodes=1500)
                 answers.append((move_uci(m), s.score, s.nodes, s.depth))
             assert answers[0] == answers[1], (fen, answers)
+        for fen, fork in FORKS:
+            p = Position(fen)
+            s = Search()
+            s.start(p, max_nodes=1)
+            for m in p.legal_moves():
+                if move_uci(m) == fork:
+                    p.make(m)
+                    assert native.forked(s, m) > 0, (fen, fork)  # the fork is seen ...
+                    p.unmake()
+            _same_forks(native, s, p)  # ... and every move is read alike
+            s.stop()
     finally:
         es.use_native(es.NATIVE)  # as chosen at import
