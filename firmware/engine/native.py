@@ -26,6 +26,7 @@ from array import array
 
 import micropython
 from micropython import const
+from uctypes import addressof
 
 if sys.implementation.name != "micropython":
     raise ImportError("viper needs MicroPython's native emitter")  # CPython: movegen.py
@@ -56,6 +57,43 @@ _CASTLE = const(3)  # MOVE_CASTLING
 _PROMOTE_KNIGHT = const(4)
 _NO_SQUARE = const(0x88)
 
+# Where bind() puts the address of each array these functions read, in search._addr. Measured on
+# the emulated chip, `ptr16(self._mg)` costs about 3 us (an attribute lookup and the buffer
+# protocol), `ptr16(ad[_AT_MG] | ad[_AT_MG + 1] << 16 << 16)` a tenth of that: a quiescence position made about thirty such
+# lookups, a sixth of its time. The arrays never move (MicroPython's heap does not compact, and
+# these are allocated once, a Position's board and kings updated in place), so their addresses
+# hold for the whole search: bind() runs at each Search.start, for the position it is given.
+_AT_BOARD = const(0)  # the position's
+_AT_KINGS = const(2)
+_AT_MOVES = const(4)  # the search's
+_AT_HISTORY = const(6)
+_AT_PIECES = const(8)
+_AT_COUNT = const(10)
+_AT_SLOT = const(12)
+_AT_VICTIMS = const(14)
+_AT_MG = const(16)
+_AT_EG = const(18)
+_AT_PHASE = const(20)
+_AT_MOVE = const(22)
+_AT_FLAGS = const(24)
+_AT_END = const(26)
+_AT_NEXT = const(28)
+_AT_LEGAL = const(30)
+_AT_BEST = const(32)
+_AT_ALPHA = const(34)
+_AT_BETA = const(36)
+_AT_STATIC = const(38)
+_AT_BEST_MOVE = const(40)
+_AT_MG_TABLE = const(42)  # the tables': engine/tables.py's, engine/search.py's and this module's
+_AT_EG_TABLE = const(44)
+_AT_PHASE_TABLE = const(46)
+_AT_VALUE = const(48)
+_AT_ALIGNED = const(50)
+_AT_STEPS = const(52)
+_AT_SPAN = const(54)
+_AT_VICTIM = const(56)
+ADDRESSES = const(58)  # words: engine/search.py's Search._addr has room for this many
+
 # 0-7: knight jumps; 8-11 rook lines, 12-15 bishop lines (8-15 a queen's and king's); all + 64, in
 # movegen.py's order.
 _STEPS = bytes((97, 95, 82, 78, 50, 46, 33, 31, 80, 48, 65, 63, 81, 79, 49, 47))
@@ -68,14 +106,15 @@ _VICTIM = bytes((0, 8, 24, 25, 40, 72, 0, 0))  # movegen.py's MVV values
 def generate(pos, buf, spec: int, search) -> int:
     # movegen.generate(pos, buf, n, in_check, captures_only, search.history, search.pieces, ...)
     # with n = spec & 0xFFFF; the side to move's pieces are search.pieces[16 * side:][:count].
+    ad = ptr32(search._addr)  # (bind() below: the addresses of the arrays)
     b = ptr8(pos.board)
     out = ptr32(buf)
-    hist = ptr16(search.history)
-    pieces = ptr8(search.pieces)
-    count = ptr8(search.count)
-    steps = ptr8(_STEPS)
-    span = ptr8(_SPAN)
-    victim = ptr8(_VICTIM)
+    hist = ptr16(ad[_AT_HISTORY] | ad[_AT_HISTORY + 1] << 16 << 16)
+    pieces = ptr8(ad[_AT_PIECES] | ad[_AT_PIECES + 1] << 16 << 16)
+    count = ptr8(ad[_AT_COUNT] | ad[_AT_COUNT + 1] << 16 << 16)
+    steps = ptr8(ad[_AT_STEPS] | ad[_AT_STEPS + 1] << 16 << 16)
+    span = ptr8(ad[_AT_SPAN] | ad[_AT_SPAN + 1] << 16 << 16)
+    victim = ptr8(ad[_AT_VICTIM] | ad[_AT_VICTIM + 1] << 16 << 16)
     n = spec & 0xFFFF
     quiet = 1
     if spec & CAPTURES_ONLY:
@@ -187,11 +226,11 @@ _PHASE = None
 def make(self, ply: int, m: int):
     # Search._make: make m and carry the evaluation sums (self._mg, _eg, _phase) to ply + 1 and
     # the piece lists (self.pieces, _slot, count) along, then the rules core's make.
-    pos = self.pos
+    ad = ptr32(self._addr)
     at = ply  # (v1.27's Thumb bug: never index ptr16/ptr32 by one of the first three locals)
-    b = ptr8(pos.board)
-    mgt = ptr16(_MG)
-    egt = ptr16(_EG)
+    b = ptr8(ad[_AT_BOARD] | ad[_AT_BOARD + 1] << 16 << 16)
+    mgt = ptr16(ad[_AT_MG_TABLE] | ad[_AT_MG_TABLE + 1] << 16 << 16)
+    egt = ptr16(ad[_AT_EG_TABLE] | ad[_AT_EG_TABLE + 1] << 16 << 16)
     frm = m & 127
     to = (m >> 7) & 127
     flag = m >> 14
@@ -204,8 +243,8 @@ def make(self, ply: int, m: int):
     i = kind << 7
     dmg = ((mgt[i | (to ^ flip)] ^ 0x8000) - 0x8000) - ((mgt[i | (frm ^ flip)] ^ 0x8000) - 0x8000)
     deg = ((egt[i | (to ^ flip)] ^ 0x8000) - 0x8000) - ((egt[i | (frm ^ flip)] ^ 0x8000) - 0x8000)
-    phases = ptr32(self._phase)
-    weight = ptr8(_PHASE)
+    phases = ptr32(ad[_AT_PHASE] | ad[_AT_PHASE + 1] << 16 << 16)
+    weight = ptr8(ad[_AT_PHASE_TABLE] | ad[_AT_PHASE_TABLE + 1] << 16 << 16)
     ph = phases[at]
     rf = 0
     rt = 0
@@ -235,16 +274,16 @@ def make(self, ply: int, m: int):
     if flip:
         dmg = 0 - dmg
         deg = 0 - deg
-    mgs = ptr16(self._mg)
-    egs = ptr16(self._eg)
+    mgs = ptr16(ad[_AT_MG] | ad[_AT_MG + 1] << 16 << 16)
+    egs = ptr16(ad[_AT_EG] | ad[_AT_EG + 1] << 16 << 16)
     mgs[at + 1] = ((mgs[at] ^ 0x8000) - 0x8000) + dmg
     egs[at + 1] = ((egs[at] ^ 0x8000) - 0x8000) + deg
     phases[at + 1] = ph
     # The piece lists: the mover (and a castling rook) changes square, a victim leaves.
-    pieces = ptr8(self.pieces)
-    slot = ptr8(self._slot)
-    count = ptr8(self.count)
-    victims = ptr8(self._victim_sq)
+    pieces = ptr8(ad[_AT_PIECES] | ad[_AT_PIECES + 1] << 16 << 16)
+    slot = ptr8(ad[_AT_SLOT] | ad[_AT_SLOT + 1] << 16 << 16)
+    count = ptr8(ad[_AT_COUNT] | ad[_AT_COUNT + 1] << 16 << 16)
+    victims = ptr8(ad[_AT_VICTIMS] | ad[_AT_VICTIMS + 1] << 16 << 16)
     victim = _NO_SQUARE
     if cap:
         victim = to
@@ -266,7 +305,7 @@ def make(self, ply: int, m: int):
         i = slot[rf]
         pieces[i] = rt
         slot[rt] = i
-    pos.make(m)
+    self.pos.make(m)
 
 
 @micropython.viper
@@ -275,12 +314,13 @@ def unmake(self, ply: int):
     pos = self.pos
     at = ply  # (the Thumb bug: see make)
     pos.unmake()
-    moves = ptr32(self._move)
+    ad = ptr32(self._addr)
+    moves = ptr32(ad[_AT_MOVE] | ad[_AT_MOVE + 1] << 16 << 16)
     m = moves[at]
     frm = m & 127
     to = (m >> 7) & 127
-    pieces = ptr8(self.pieces)
-    slot = ptr8(self._slot)
+    pieces = ptr8(ad[_AT_PIECES] | ad[_AT_PIECES + 1] << 16 << 16)
+    slot = ptr8(ad[_AT_SLOT] | ad[_AT_SLOT + 1] << 16 << 16)
     i = slot[to]
     pieces[i] = frm
     slot[frm] = i
@@ -290,8 +330,8 @@ def unmake(self, ply: int):
         rf = to + 1 if to > frm else to - 2
         pieces[i] = rf
         slot[rf] = i
-    victims = ptr8(self._victim_sq)
-    count = ptr8(self.count)
+    victims = ptr8(ad[_AT_VICTIMS] | ad[_AT_VICTIMS + 1] << 16 << 16)
+    count = ptr8(ad[_AT_COUNT] | ad[_AT_COUNT + 1] << 16 << 16)
     victim = victims[ply]
     if victim != _NO_SQUARE:
         side = (int(pos.side) >> 3) ^ 1  # the side that did not move
@@ -363,10 +403,11 @@ def forked(self, m: int) -> int:
     # the last move m put on its square (the lesser of the two best pieces it attacks, each less
     # the forker's worth). Quiescence asks at nearly every position it stands pat in, and in
     # bytecode this cost 135 us of a 590 us position (measured on the emulated chip).
-    b = ptr8(self.pos.board)
-    value = ptr16(_PIECE_VALUE)
-    steps = ptr8(_STEPS)
-    span = ptr8(_SPAN)
+    ad = ptr32(self._addr)
+    b = ptr8(ad[_AT_BOARD] | ad[_AT_BOARD + 1] << 16 << 16)
+    value = ptr16(ad[_AT_VALUE] | ad[_AT_VALUE + 1] << 16 << 16)
+    steps = ptr8(ad[_AT_STEPS] | ad[_AT_STEPS + 1] << 16 << 16)
+    span = ptr8(ad[_AT_SPAN] | ad[_AT_SPAN + 1] << 16 << 16)
     to = (m >> 7) & 127
     p = b[to]
     kind = p & 7
@@ -425,6 +466,7 @@ def qsearch(self, ply: int, alpha: int, beta: int) -> int:
     # here (a call from viper costs as much as they do), the fork test is forked() above.
     at = ply  # (the Thumb bug: see make)
     pos = self.pos
+    ad = ptr32(self._addr)
     self.nodes = int(self.nodes) + 1
     half = int(pos.halfmove)
     if half >= 100:
@@ -448,27 +490,28 @@ def qsearch(self, ply: int, alpha: int, beta: int) -> int:
     us = int(pos.side)
     them = us ^ 8
     # Search._evaluate: the two phases' sums blended by the material left.
-    mgs = ptr16(self._mg)
-    egs = ptr16(self._eg)
-    ph = ptr32(self._phase)[at]
+    mgs = ptr16(ad[_AT_MG] | ad[_AT_MG + 1] << 16 << 16)
+    egs = ptr16(ad[_AT_EG] | ad[_AT_EG + 1] << 16 << 16)
+    ph = ptr32(ad[_AT_PHASE] | ad[_AT_PHASE + 1] << 16 << 16)[at]
     if ph > 24:
         ph = 24  # extra queens from promotions
     e = (((mgs[at] ^ 0x8000) - 0x8000) * ph + ((egs[at] ^ 0x8000) - 0x8000) * (24 - ph)) // 24
     static = e + _TEMPO if us == _WHITE else _TEMPO - e
-    ends = ptr32(self._end)
+    ends = ptr32(ad[_AT_END] | ad[_AT_END + 1] << 16 << 16)
     base = ends[at - 1]
     root2 = 2 * int(self._root_depth)
     if at >= int(self.max_ply) - 1 or at - int(self._q_root) >= _QUIESCENCE_PLIES or base > int(self.move_room) - _ROOM:
         return static
-    k = ptr8(pos.kings)[us]
+    kings = ptr8(ad[_AT_KINGS] | ad[_AT_KINGS + 1] << 16 << 16)
+    k = kings[us]
     in_check = 0
     if pos.attacked(k, them):
         in_check = 1
     evade = 0
     if in_check and at < root2 + 2:
         evade = 1
-    cur = ptr32(self._move)
-    flags = ptr8(self._flags)
+    cur = ptr32(ad[_AT_MOVE] | ad[_AT_MOVE + 1] << 16 << 16)
+    flags = ptr8(ad[_AT_FLAGS] | ad[_AT_FLAGS + 1] << 16 << 16)
     if evade:
         best = 0 - _INFINITE
     else:
@@ -490,10 +533,9 @@ def qsearch(self, ply: int, alpha: int, beta: int) -> int:
     end = int(generate(pos, buf, spec, self))
     ends[at] = end
     a = ptr32(buf)
-    b = ptr8(pos.board)
-    value = ptr16(_PIECE_VALUE)
-    aligned = ptr8(_ALIGNED)
-    kings = ptr8(pos.kings)
+    b = ptr8(ad[_AT_BOARD] | ad[_AT_BOARD + 1] << 16 << 16)
+    value = ptr16(ad[_AT_VALUE] | ad[_AT_VALUE + 1] << 16 << 16)
+    aligned = ptr8(ad[_AT_ALIGNED] | ad[_AT_ALIGNED + 1] << 16 << 16)
     legal = 0
     i = base
     while i < end:
@@ -566,20 +608,21 @@ def frontier(self, ply: int) -> int:
     # node's value once it is done (stored, and a cutoff's killer and history recorded).
     at = ply  # (the Thumb bug: see make)
     pos = self.pos
-    b = ptr8(pos.board)
-    a = ptr32(self.moves)
-    nexts = ptr32(self._next)
-    ends = ptr32(self._end)
-    legal = ptr32(self._legal)
-    bests = ptr16(self._best)
-    alphas = ptr16(self._alpha)
-    betas = ptr16(self._beta)
-    statics = ptr16(self._static)
-    flags = ptr8(self._flags)
-    cur = ptr32(self._move)
-    best_moves = ptr32(self._best_move)
-    aligned = ptr8(_ALIGNED)
-    kings = ptr8(pos.kings)
+    ad = ptr32(self._addr)
+    b = ptr8(ad[_AT_BOARD] | ad[_AT_BOARD + 1] << 16 << 16)
+    a = ptr32(ad[_AT_MOVES] | ad[_AT_MOVES + 1] << 16 << 16)
+    nexts = ptr32(ad[_AT_NEXT] | ad[_AT_NEXT + 1] << 16 << 16)
+    ends = ptr32(ad[_AT_END] | ad[_AT_END + 1] << 16 << 16)
+    legal = ptr32(ad[_AT_LEGAL] | ad[_AT_LEGAL + 1] << 16 << 16)
+    bests = ptr16(ad[_AT_BEST] | ad[_AT_BEST + 1] << 16 << 16)
+    alphas = ptr16(ad[_AT_ALPHA] | ad[_AT_ALPHA + 1] << 16 << 16)
+    betas = ptr16(ad[_AT_BETA] | ad[_AT_BETA + 1] << 16 << 16)
+    statics = ptr16(ad[_AT_STATIC] | ad[_AT_STATIC + 1] << 16 << 16)
+    flags = ptr8(ad[_AT_FLAGS] | ad[_AT_FLAGS + 1] << 16 << 16)
+    cur = ptr32(ad[_AT_MOVE] | ad[_AT_MOVE + 1] << 16 << 16)
+    best_moves = ptr32(ad[_AT_BEST_MOVE] | ad[_AT_BEST_MOVE + 1] << 16 << 16)
+    aligned = ptr8(ad[_AT_ALIGNED] | ad[_AT_ALIGNED + 1] << 16 << 16)
+    kings = ptr8(ad[_AT_KINGS] | ad[_AT_KINGS + 1] << 16 << 16)
     in_check = flags[at] & _IN_CHECK_FLAG
     us = int(pos.side)
     them = us ^ 8
@@ -660,6 +703,29 @@ def frontier(self, ply: int) -> int:
                     self._store(at, score)
                     return score
         return MORE
+
+
+def bind(search):
+    """The addresses of the arrays the functions above read into search._addr (array "I"), for
+    the position search.pos: in two words each, low then high, so that the unix port's 64-bit
+    addresses fit as the Pico's 32-bit ones do (their high word is 0). Search.start calls it while
+    the native path is in use; a caller of these functions on a search started otherwise (a test)
+    calls it first: an unbound search's addresses are 0."""
+    pos = search.pos
+    arrays = (
+        pos.board, pos.kings, search.moves, search.history, search.pieces, search.count, search._slot,
+        search._victim_sq, search._mg, search._eg, search._phase, search._move, search._flags,
+        search._end, search._next, search._legal, search._best, search._alpha, search._beta,
+        search._static, search._best_move, _MG, _EG, _PHASE, _PIECE_VALUE, _ALIGNED, _STEPS, _SPAN,
+        _VICTIM,
+    )  # in the order of the _AT_ numbers; fmt: skip
+    ad = search._addr
+    i = 0
+    for a in arrays:
+        address = addressof(a)
+        ad[i] = address & 0xFFFFFFFF
+        ad[i + 1] = address >> 32
+        i += 2
 
 
 def install(cls, mg, eg, phase, aligned):

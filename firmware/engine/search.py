@@ -97,6 +97,7 @@ _TICKS_MASK = const(0x3FFFFFFF)
 _TICKS_HALF = const(0x20000000)
 
 _NULL_REDUCTION = const(2)
+_ADDRESSES = const(58)  # engine/native.py's ADDRESSES: two words for each array its bind() gives the address of
 # Quiescence goes at most this many plies deep (a chain of captures seldom runs longer). It bounds
 # the recursion of _qsearch, which on the Pico is native code on the C stack: measured on the
 # emulated chip, a level takes about 450 bytes of the 8 KB stack, and nine levels reached 5.4 KB.
@@ -205,6 +206,9 @@ class Search:
         self._tt_score = _zeros("h", size)
         self._tt_info = bytearray(size)  # depth | kind << 6
         self.exchange = Exchange()
+        # Where engine/native.py's bind() puts the addresses of these arrays, for its code to reach
+        # them without an attribute lookup each (unused by the plain path).
+        self._addr = _zeros("I", _ADDRESSES)
         # The root's moves and what each leaves en prise (see _risk_of), found in the first
         # iteration and charged to the move's score in every iteration.
         self._root_move = _words(MAX_MOVES_PER_POSITION)
@@ -224,7 +228,7 @@ class Search:
         words = (
             self.moves, self._depth, self._best_move, self._next, self._end, self._move, self._legal,
             self._phase, self._saved_ep, self._saved_clock, self.killers, self._tt_key, self._tt_move,
-            self._root_move,
+            self._root_move, self._addr,
         )  # array("i"); fmt: skip
         halves = (
             self._alpha, self._beta, self._best, self._alpha0, self._static, self._mg, self._eg,
@@ -260,6 +264,8 @@ class Search:
         self.depth = 0
         self.root_moves = 0
         self.done = False
+        if _native is not None:
+            _native.bind(self)  # the arrays' addresses, the position's board and kings among them
         mg = eg = ph = 0
         b = pos.board
         pieces = self.pieces

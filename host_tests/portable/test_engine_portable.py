@@ -121,6 +121,7 @@ def test_native_and_plain_paths_search_alike():
             p = Position(fen)
             s = Search()
             s.start(p, max_nodes=1)
+            native.bind(s)  # (start() binds only when the native path is in use: not after a plain search)
             for i in range(len(s.history)):
                 s.history[i] = (i * 37) % 4001  # quiet moves' keys, as after many cutoffs
             side = p.side >> 3
@@ -144,6 +145,7 @@ def test_native_and_plain_paths_search_alike():
             p = Position(fen)
             s = Search()
             s.start(p, max_nodes=1)
+            native.bind(s)
             for m in p.legal_moves():
                 if move_uci(m) == fork:
                     p.make(m)
