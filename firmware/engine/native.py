@@ -1,6 +1,6 @@
 # The engine's hot paths in native code (viper): its move generator, the bookkeeping around make
-# and unmake, and picking the next move to try; for the RP2040 (and the unix port, where the tests
-# compare both paths).
+# and unmake, picking the next move to try, quiescence and its fork test, and the moves of a node
+# one ply above the horizon; for the RP2040 (and the unix port, where the tests compare both paths).
 #
 # Why native: measured on the emulated RP2040 (MicroPython 1.27 rp2), each node of the search cost
 # about 3 ms in bytecode: engine/movegen.py took 2.1 ms to list a middlegame position's moves and
@@ -57,12 +57,14 @@ _CASTLE = const(3)  # MOVE_CASTLING
 _PROMOTE_KNIGHT = const(4)
 _NO_SQUARE = const(0x88)
 
-# Where bind() puts the address of each array these functions read, in search._addr. Measured on
-# the emulated chip, `ptr16(self._mg)` costs about 3 us (an attribute lookup and the buffer
-# protocol), `ptr16(ad[_AT_MG] | ad[_AT_MG + 1] << 16 << 16)` a tenth of that: a quiescence position made about thirty such
-# lookups, a sixth of its time. The arrays never move (MicroPython's heap does not compact, and
-# these are allocated once, a Position's board and kings updated in place), so their addresses
-# hold for the whole search: bind() runs at each Search.start, for the position it is given.
+# Where bind() puts the address of each array these functions read, in search._addr: two words
+# each, low then high (the Pico's addresses are 32-bit, its high words 0; the unix port's are 64),
+# read back as ptr16(ad[_AT_MG] | ad[_AT_MG + 1] << 16 << 16) (two shifts of 16: a shift of a
+# 32-bit word by 32 is undefined). Why: measured on the emulated chip, ptr16(self._mg) costs about
+# 3 us (an attribute lookup and the buffer protocol), the table's load a tenth of that, and a
+# quiescence position made about thirty such lookups. The arrays never move (MicroPython's heap
+# does not compact; they are allocated once, a Position's board and kings updated in place), so
+# the addresses hold for the whole search: bind() runs at each Search.start, for its position.
 _AT_BOARD = const(0)  # the position's
 _AT_KINGS = const(2)
 _AT_MOVES = const(4)  # the search's
