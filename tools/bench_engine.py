@@ -10,19 +10,21 @@ which).
 Strength: python-chess plays tools/uci.py (the firmware's engine, unchanged, on CPython) against
 Stockfish with UCI_LimitStrength at fixed UCI_Elo levels, from a set of openings with both colours.
 The engine is limited to the nodes the Pico searches in its time a move (ChipNPS x 10 s and x 2 s,
-ChipNPS being its speed inside the scan loop), so the result is the board's strength whatever the PC. Stockfish 15.1 (Debian's) goes no lower than
-UCI_Elo 1350; Stockfish 16 and later start at 1320 (recalibrated). The Elo estimate is the level
-plus 400 log10(score / (1 - score)), with a 95 % margin from the games' spread.
+ChipNPS being its speed inside the scan loop), so the result is the board's strength whatever the
+PC. Stockfish 15.1 (Debian's) goes no lower than UCI_Elo 1350; Stockfish 16 and later start at 1320
+(recalibrated). The Elo estimate is the level plus 400 log10(score / (1 - score)), with a 95 %
+margin from the games' spread.
 
 Hanging pieces: after each of the engine's moves, a piece of its (not a pawn) that the opponent
 wins at once counts as hung when the exchange on its square (each side taking back with its
 cheapest piece while it pays, legal moves only) wins 2 pawns more than the engine's move itself
 took, Stockfish says the move costs 2 pawns or more (at depth 10, and again at depth 16), and still
 says so once the opponent has taken it (so the loss is the piece, not something else the move
-allowed). So a trade (Bxe7+ Kxe7) is not a hung piece, a knight given for a pawn is. They are counted again without the positions
-Stockfish already scored as lost by 3 pawns or more before the move, and those are printed
-(`hung at: FEN move`); of those, the ones the move itself hung are told apart from a piece that
-stood attacked before the move (the opponent could already have won it so) and was not saved.
+allowed). So a trade (Bxe7+ Kxe7) is not a hung piece, a knight given for a pawn is. They are
+counted again without the positions Stockfish already scored as lost by 3 pawns or more before the
+move, and those are printed (`hung at: FEN move`); of those, the ones the move itself hung are
+told apart from a piece that stood attacked before the move (the opponent could already have won
+it so) and was not saved.
 
 ENGINE_GAMES (default 4 a level, short but real) sets the games; ENGINE_BENCH=0 skips this part.
 """
@@ -88,16 +90,24 @@ def chip_speed():
     return figures(r.stdout), "MicroPython unix port"
 
 
+def cheapest_capture(board, square):
+    """The side to move's legal capture on `square` by its least valuable piece (a promotion to
+    the queen first), or None."""
+    captures = [m for m in board.legal_moves if m.to_square == square and not board.is_en_passant(m)]
+    if not captures:
+        return None
+    return min(captures, key=lambda c: (CENTIPAWNS[board.piece_type_at(c.from_square)], -(c.promotion or 0)))
+
+
 def exchange_gain(board, square):
     """What the side to move wins by taking on `square` with its cheapest piece, both sides then
     taking back there with their cheapest piece while it pays (a static exchange, played out
     with legal moves, so pins and pieces behind pieces count). 0 if taking does not pay."""
     import chess
 
-    captures = [m for m in board.legal_moves if m.to_square == square and not board.is_en_passant(m)]
-    if not captures:
+    m = cheapest_capture(board, square)
+    if m is None:
         return 0
-    m = min(captures, key=lambda c: (CENTIPAWNS[board.piece_type_at(c.from_square)], -(c.promotion or 0)))
     victim = CENTIPAWNS[board.piece_type_at(square)]
     if m.promotion:
         victim += CENTIPAWNS[m.promotion] - CENTIPAWNS[chess.PAWN]
@@ -154,8 +164,7 @@ def hung_piece(board, before, move, analyst, us):
     # pawn and the attack it opens (22... Nxb2 23. Rxb2 Qxc3+, +136 for the engine), where the move
     # costs 2 pawns for another reason (23. h5 and the king's side falls), is a blunder, not a
     # piece hung: the count is of pieces lost by being taken.
-    taking = [m for m in board.legal_moves if m.to_square == where and not board.is_en_passant(m)]
-    board.push(min(taking, key=lambda c: (CENTIPAWNS[board.piece_type_at(c.from_square)], -(c.promotion or 0))))
+    board.push(cheapest_capture(board, where))
     taken = analyst.analyse(board, chess.engine.Limit(depth=16))["score"].pov(us).score(mate_score=10000)
     board.pop()
     if was - taken < 200:

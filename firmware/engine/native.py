@@ -420,9 +420,9 @@ def forked(self, m: int) -> int:
     first = 0
     second = 0
     if kind == _PAWN:
-        t = to - 17  # a white mover's pawn attacks upwards: them is black
+        t = to - 17  # a black mover's pawn attacks downwards (them: white) ...
         if them:
-            t = to + 15
+            t = to + 15  # ... a white one's upwards
         n = 0
         while n < 2:
             n += 1
