@@ -17,7 +17,7 @@ STUCK_MS = 8000
 # fall inside it are never seen. So a change is saved at the first scan where the board is
 # still: nothing bouncing and no transition for SAVE_QUIET_MS (a piece held in the air that long
 # is put down after the save, and read then). After a promotion the player may tap the new piece to choose another
-# (SPEC 3), right after the move: the save waits PROMOTION_QUIET_MS of stillness then. A save
+# (docs/spec.md section 3), right after the move: the save waits PROMOTION_QUIET_MS of stillness then. A save
 # never waits past the next change of the game: that change saves both at once, so a power cut
 # loses one ply at most.
 SAVE_QUIET_MS = 300

@@ -1,4 +1,4 @@
-# Millennium ChessLink on the USB link (firmware/link/chesslink.py, SPEC 7): the messages of
+# Millennium ChessLink on the USB link (firmware/link/chesslink.py, docs/spec.md section 7): the messages of
 # python-mchess's magic-board.md (commit 74ccfd40) byte by byte, then python-mchess's own client
 # (host_tests/mchess/, its files unchanged) playing moves over a pseudo-terminal.
 import errno

@@ -1,4 +1,4 @@
-"""tools/replay.py as SPEC section 5 writes it: output lines, headers, --uci, --leds, exit codes."""
+"""tools/replay.py as docs/spec.md section 5 writes it: output lines, headers, --uci, --leds, exit codes."""
 import os
 import subprocess
 import sys

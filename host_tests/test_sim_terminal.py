@@ -92,7 +92,7 @@ def test_a_knocked_piece_is_shown_and_put_back():
     term, out = terminal()
     play(term, out, "move e2 e4")
     # Black to move: a white piece falling off the board cannot be part of black's move. Nothing
-    # can happen to it, so it is no error (SPEC 3: it may be a piece being straightened); after
+    # can happen to it, so it is no error (docs/spec.md section 3: it may be a piece being straightened); after
     # 3 s off its square the LEDs show where it belongs.
     text = play(term, out, "knock a2")
     assert "error" not in text

@@ -1,4 +1,4 @@
-"""Replay a physical transcript, or UCI moves, through the firmware's own core (SPEC section 5).
+"""Replay a physical transcript, or UCI moves, through the firmware's own core (docs/spec.md section 5).
 
     python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--leds] EVENTS_FILE
     python3 tools/replay.py --uci [--fen FEN] MOVE...

@@ -25,7 +25,7 @@ and `place SQ`. Commands, one per line; several on one line separated by `;` hap
     show               print the board;  leds: each lit LED's colour and MAX7219
     pgn                print the game's PGN;  help;  quit
 
-After each line the simulated clock runs on --settle ms (default 500, the SPEC's commit bound),
+After each line the simulated clock runs on --settle ms (default 500, docs/spec.md section 3's commit bound),
 then the board's events (as tools/replay.py prints them, each error, claim and end followed by a
 `msg` line saying it in plain words) and, unless --quiet, the board are printed:
 every square as two characters, its piece (`.` for empty) and its LED signal (hardware/leds.py:
@@ -345,7 +345,7 @@ def main(argv=None):
                         help="ms between the commands of one line (default %d)" % GAP_MS)
     parser.add_argument("-q", "--quiet", action="store_true", help="print the board only on `show`")
     parser.add_argument("--serial", metavar="LINK",
-                        help="put the board's USB link on a pseudo-terminal linked at LINK (SPEC 8): "
+                        help="put the board's USB link on a pseudo-terminal linked at LINK (docs/spec.md section 8): "
                         "the board runs in real time; `unplug` and `plug` pull and put back its cable")
     args = parser.parse_args(argv)
     interactive = sys.stdin.isatty()

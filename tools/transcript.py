@@ -1,5 +1,5 @@
 """Physical transcripts: read `T_MS lift SQ` / `T_MS place SQ` files and play them through the
-firmware's scanner period, debouncer, referee and display, as the board would (SPEC section 5).
+firmware's scanner period, debouncer, referee and display, as the board would (docs/spec.md section 5).
 
 Used by tools/replay.py, the tests and the transcript generator. Host-side (CPython) only.
 """
@@ -149,7 +149,7 @@ class Board:
 
 
 def run(fen, mode, events, leds=False):
-    """Play a parsed transcript; returns the output lines (SPEC section 5)."""
+    """Play a parsed transcript; returns the output lines (docs/spec.md section 5)."""
     board = Board(fen, mode)
     lines = []
 

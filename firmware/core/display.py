@@ -1,4 +1,4 @@
-# What to light: the referee and the game in, one signal per square out (SPEC section 4).
+# What to light: the referee and the game in, one signal per square out (docs/spec.md section 4).
 #
 # Pure policy: it decides *what* each square says (core/signals.py); the LED drivers in
 # firmware/hardware/ decide how that looks (a colour on a WS2812B, a blink pattern on a MAX7219).
@@ -16,7 +16,7 @@ _PROMOTION_SIGNAL = (0, 0, S.PROMOTE_KNIGHT, S.PROMOTE_BISHOP, S.PROMOTE_ROOK, S
 class Display:
     """Fills a bytearray(64) frame (index 0 = a1) from the referee's state."""
 
-    # Show the last move's from and to squares dimly (SPEC 4 makes it optional).
+    # Show the last move's from and to squares dimly (docs/spec.md section 4 makes it optional).
     show_last_move = True
 
     def __init__(self):

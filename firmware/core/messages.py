@@ -1,6 +1,6 @@
 # Plain words for the board's event lines: what a person reads beside `error mismatch f1 b8 c4`.
 #
-# The machine-readable lines (SPEC 5: `move UCI`, `error KIND SQ...`, `end RESULT REASON` ...) stay
+# The machine-readable lines (docs/spec.md section 5: `move UCI`, `error KIND SQ...`, `end RESULT REASON` ...) stay
 # as they are for programs; explain() adds a sentence for people, e.g. "put the bishop back on f1".
 # One module for every place a person reads the board: its USB console, the simulators (browser
 # and terminal) and the PC companion, so all of them say the same thing in the same words.

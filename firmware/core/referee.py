@@ -1,4 +1,4 @@
-# The referee: turns debounced lifts and places into the moves the players mean (SPEC section 3).
+# The referee: turns debounced lifts and places into the moves the players mean (docs/spec.md section 3).
 #
 # The board only knows which squares are occupied. The referee compares that occupancy with the
 # game's position: the squares emptied (E) and filled (F) since the last move. A state that a legal
@@ -83,7 +83,7 @@ def _victim(m):
 
 class Referee:
     # A board that matches a legal move and stays still this long commits it. Longer than the
-    # 150 ms a slid piece closes a square it crosses and a swap's overlap (SPEC 3), short enough
+    # 150 ms a slid piece closes a square it crosses and a swap's overlap (docs/spec.md section 3), short enough
     # that the commit feels immediate; the opponent's first lift commits at once anyway.
     commit_ms = 200
     # A lift shorter than this is not a deliberate touch (FIDE 4.2): a magnet in a passing hand or a
@@ -94,7 +94,7 @@ class Referee:
     # For this long after a move, lifting the piece that moved is the mover straightening it.
     adjust_ms = 2000
     # A piece nothing can happen to (no legal move, or the opponent's and not capturable) may be in
-    # the air this long, being straightened, before the LEDs show where it belongs (SPEC 3). Never
+    # the air this long, being straightened, before the LEDs show where it belongs (docs/spec.md section 3). Never
     # an error: no rule is broken and no move is spoilt while it is up.
     hint_ms = 3000
     # Pieces that leave the board within this long of each other were knocked over: a hand lifts one
@@ -103,7 +103,7 @@ class Referee:
     # never a touch (FIDE 4.2: only a deliberate touch binds). One piece falling alone is, to the
     # reed switches, a lift like any other: nothing tells the two apart.
     knock_ms = 20
-    # What a pawn reaching the last rank becomes until it is tapped (SPEC 3: a queen).
+    # What a pawn reaching the last rank becomes until it is tapped (docs/spec.md section 3: a queen).
     promotion = QUEEN
 
     def __init__(self, game=None, mode=STRICT):
@@ -143,8 +143,8 @@ class Referee:
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
-        # The start position set up starts a new game (SPEC 3), unless a PC program rules the game
-        # (a CPP round: SPEC 6): then it is only a board that differs from the game.
+        # The start position set up starts a new game (docs/spec.md section 3), unless a PC program rules the game
+        # (a CPP round: docs/spec.md section 6): then it is only a board that differs from the game.
         self.new_games = True
         # When the board's own engine shows its move, that move is the only one the board accepts
         # (any other is refused and guided back); a PC's move or a hint is only shown.
@@ -424,7 +424,7 @@ class Referee:
                 self.in_progress = True
                 return
             if not filled and self.error is None and self._all_inert(emptied):
-                # Pieces being straightened that no legal move involves: nothing to say yet (SPEC 3).
+                # Pieces being straightened that no legal move involves: nothing to say yet (docs/spec.md section 3).
                 # Once an error shows (a knocked piece), it stays until the board is right again.
                 self.in_progress = True
                 self._clear_error()
@@ -782,7 +782,7 @@ class Referee:
 
 
 def event_text(event):
-    """One output line for an event, as tools/replay.py prints it (SPEC section 5)."""
+    """One output line for an event, as tools/replay.py prints it (docs/spec.md section 5)."""
     kind = event[0]
     if kind in ("move", "undo", "promote"):
         return kind + " " + move_uci(event[1])

@@ -1,4 +1,4 @@
-# The USB link: one serial port, three dialects, told apart by what the PC sends first (SPEC 6).
+# The USB link: one serial port, three dialects, told apart by what the PC sends first (docs/spec.md section 6).
 #
 # This module only frames bytes and picks the dialect; each dialect lives in its own module:
 #   link/board.py      the board's own commands (status, board, fen, pgn, mode, new, promote, help)
@@ -276,7 +276,7 @@ def short(text):
 
 
 def ascii_only(text):
-    # Lines must stay ASCII (SPEC 6): an exception's text could carry anything.
+    # Lines must stay ASCII (docs/spec.md section 6): an exception's text could carry anything.
     for ch in text:
         if not 32 <= ord(ch) < 127:
             break

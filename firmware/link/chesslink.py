@@ -1,4 +1,4 @@
-# Millennium ChessLink on the USB link (SPEC 7): what BearChess, Lucas Chess, picochess and
+# Millennium ChessLink on the USB link (docs/spec.md section 7): what BearChess, Lucas Chess, picochess and
 # python-mchess speak to Millennium boards.
 #
 # Protocol: domschl/python-mchess mchess/magic-board.md (commit 74ccfd40). Messages are a command
@@ -27,7 +27,7 @@ _LETTERS = SYMBOLS.encode()  # bytes: indexing gives an int, allocating nothing
 
 # The version a Millennium ChessLink answered in python-mchess's logs (v0103: firmware 01.03).
 VERSION = b"0103"
-IDENTITY = b"0055mm"  # what ChessLink emulators answer to I (SPEC 7)
+IDENTITY = b"0055mm"  # what ChessLink emulators answer to I (docs/spec.md section 7)
 
 _LENGTH = {  # message length with its block check, by command letter
     ord("V"): 3, ord("S"): 3, ord("X"): 3, ord("T"): 3, ord("I"): 3,

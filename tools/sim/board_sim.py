@@ -30,7 +30,7 @@ from hardware.ws2812 import Ws2812Leds
 # The virtual strip runs at full brightness so the screen shows the colours of the signal table
 # (hardware/leds.py); a real board's default brightness (48) only dims the same colours.
 SIM_BRIGHTNESS = 255
-# Reed contacts bounce 0.5-2 ms when a magnet arrives (SPEC 3): every placement bounces this long.
+# Reed contacts bounce 0.5-2 ms when a magnet arrives (docs/spec.md section 3): every placement bounces this long.
 PLACE_BOUNCE_MS = 2
 # Lines of the event log kept for the page (older ones are dropped).
 LOG_LIMIT = 200
