@@ -123,7 +123,7 @@ test-pico: $(PY_STAMP) $(NODE_STAMP)
 	failed=0; for p in $$pids; do wait $$p || failed=1; done; \
 	if [ $$failed -ne 0 ]; then echo "test-pico: failed (see above)"; exit 1; fi; echo "test-pico: passed"
 
-# The board simulator: the unmodified firmware on a virtual board (README: Play without hardware).
+# The board simulator: the unmodified firmware on a virtual board (docs/simulators.md).
 # `make sim` needs only python3 and the npm install (MicroPython's WebAssembly build), no .venv.
 SIM_PORT ?=
 SIM_ARGS ?=
@@ -136,7 +136,7 @@ sim: $(NODE_STAMP)
 sim-terminal:
 	$(PYTHON) tools/sim_terminal.py $(SIM_ARGS)
 
-# The PC companion (README: Playing an engine or Lichess): pyserial, berserk and python-chess come
+# The PC companion (docs/companion.md): pyserial, berserk and python-chess come
 # from requirements-dev.txt into .venv/. Default: a game against Stockfish on the board found on USB.
 PLAY_ARGS ?= engine
 
@@ -160,7 +160,7 @@ clean:
 distclean: clean
 	rm -rf $(VENV) node_modules
 
-# Putting the firmware on a Pico that runs MicroPython 1.27 (README: Installing MicroPython).
+# Putting the firmware on a Pico that runs MicroPython 1.27 (docs/flashing.md).
 # firmware/ is compiled to .mpy for the RP2040 (mpy-cross -march=armv6m) into build/flash/, with
 # main.py left a .py because MicroPython runs main.py at boot, never main.mpy; mpremote then copies
 # it, skipping every file whose SHA-256 the board already holds. board.json and game.sav stay.

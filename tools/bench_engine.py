@@ -38,9 +38,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 STOCKFISH = os.environ.get("STOCKFISH") or "/usr/games/stockfish"
-# Measured with tools/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython 1.27.0):
-# the engine thinking inside the board's scan loop (half of each 5 ms scan period), with its hot
-# paths native (engine/native.py). Used when the emulator is not available here.
+# The last thinking_nps measured on the emulated Pico (docs/figures.md, which a test keeps equal to
+# this): the engine thinking inside the board's scan loop (half of each 5 ms scan period), with its
+# hot paths native (engine/native.py). Used when the emulator is not available here.
 EMULATED_PICO_NPS = 1127
 # A position Stockfish already gives up as lost by this much (centipawns) before the engine's move:
 # pieces still fall there whatever it plays, so the hung pieces are also counted without these.

@@ -1,6 +1,6 @@
 # The board plays you: the engine as the opponent on the board itself, with the LEDs only.
 #
-# How a player uses it (README: Playing the board):
+# How a player uses it (docs/engine.md):
 # - Choose: at the start position, before the first move, lift BOTH kings. Ranks 3 and 6 light up
 #   (the square of the current choice brighter). Put one king on a lit square - rank 3 to play
 #   white, rank 6 to play black, the file is the level (a = 1 ... h = 8); rank 4 or 5 = no engine,

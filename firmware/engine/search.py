@@ -32,8 +32,8 @@
 # - at the root each move is charged what it leaves en prise (SEE, engine/see.py), so a safe move
 #   is preferred to one whose compensation lies beyond the horizon.
 #
-# Memory: everything is preallocated in the constructor (22.6 KB with the default sizes and the
-# piece-square tables, see footprint()); a node allocates nothing on MicroPython. Scores and moves
+# Memory: everything is preallocated in the constructor (footprint() counts it, the piece-square
+# tables included; the figure is in docs/figures.md); a node allocates nothing on MicroPython. Scores and moves
 # stay small ints.
 import sys
 from array import array
@@ -802,9 +802,8 @@ class Search:
         Why: in the Pico's seconds a move the search sees two to four plies and the captures after
         them; a piece it leaves to be taken, for a compensation it believes in beyond that, is
         most often simply lost. So the move is charged the whole piece: it must win it back on
-        the board within the search, not on the horizon. (Half the piece, as before, still let
-        pieces go for attacks that were not there: the README's figures compare the two against
-        Stockfish.)"""
+        the board within the search, not on the horizon. (Half the piece still lets pieces go for
+        attacks that are not there: docs/figures.md compares the two against Stockfish.)"""
         if self._root_depth > 1:
             moves = self._root_move
             for i in range(self.root_moves):
