@@ -350,6 +350,27 @@ class Search:
         microsecond counter that wraps at 2**30, time.ticks_us on the Pico), stop too once it has
         passed `until`: on the board one call fills a slice, where a call a position would spend
         a tenth of the slice getting in and out of this loop."""
+        # The states: `action` at the node `ply`. The stack lives in the arrays, so a call can stop
+        # at _ENTER or _NEXT (budget or clock spent: False) and the next call carries on there; out
+        # of nodes, it ends the search (True).
+        #
+        #   _ENTER  draw, mate distance, table hit, reverse futility, stack full ---> _RETURN
+        #      |    at the horizon: _qsearch, to the end in one go ---------------> _RETURN
+        #      |    null move: pass, ply + 1 -------------------------------------> _ENTER
+        #      v
+        #   _GEN    generate and order the node's moves
+        #      v
+        #   _NEXT   no move left: the node's value (mate, stalemate, best) -------> _RETURN
+        #      |    futile or illegal move: skipped ------------------------------> _NEXT
+        #      |    one ply above the horizon on the Pico: native.frontier ------> _NEXT/_RETURN
+        #      +--- make the move (full, reduced or scout window), ply + 1 -------> _ENTER
+        #
+        #   _RETURN back to the parent, ply - 1:
+        #           after a null move: beta reached ---> _RETURN, else ---> _GEN
+        #           unmake; a reduced or scout search that beat alpha: again ---> _ENTER
+        #           beta reached (a cutoff, stored) ---> _RETURN, else ---> _NEXT
+        #           at the root: the iteration is over ---> the next depth at _ENTER,
+        #           or the search is done (True)
         if self.done:
             return True
         pos = self.pos
