@@ -95,6 +95,27 @@ def test_every_path_the_readme_and_docs_name_exists():
     assert not missing, "named but not in the repository:\n" + "\n".join(missing)
 
 
+def slug(heading):
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_to_a_section_finds_its_heading():
+    broken = []
+    for path in documents():
+        here = os.path.dirname(os.path.join(ROOT, path))
+        for target in re.findall(r"\]\(([^)\s]*#[^)\s]+)\)", read(path)):
+            page, _, anchor = target.partition("#")
+            if re.match(r"[a-z]+:", page):
+                continue
+            page = os.path.normpath(os.path.join(here, page)) if page else os.path.join(ROOT, path)
+            with open(page, encoding="utf-8") as f:
+                headings = {slug(h) for h in re.findall(r"^#+ (.*)$", f.read(), re.M)}
+            if anchor not in headings:
+                broken.append("%s: %s" % (path, target))
+    assert not broken, "links to headings that are not there: %s" % broken
+
+
 def spec_sections():
     return {int(n) for n in re.findall(r"^## (\d+)\. ", read("docs/spec.md"), re.M)}
 
