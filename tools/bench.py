@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+import bench_pico  # its NOT_MEASURED exit status
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 MICROPYTHON = os.environ.get("MICROPYTHON") or os.path.join(VENV_BIN, "micropython")
@@ -89,6 +91,8 @@ def misreads(target_moves, knock_rate, seed=50000, adjust_rate=0.0, stats=None):
 def pico_figures():
     """The chip's figures (tools/bench_pico.py), or ({}, [], reason) when the emulator cannot run."""
     r = subprocess.run([sys.executable, "tools/bench_pico.py"], capture_output=True, text=True, cwd=ROOT)
+    if r.returncode == bench_pico.NOT_MEASURED:
+        return {}, [], r.stderr.strip().splitlines()[-1]
     if r.returncode != 0:
         return {}, [], (r.stderr.strip().splitlines() or ["exit status %d" % r.returncode])[-1]
     figures, order = {}, []
@@ -106,7 +110,8 @@ def main():
     if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1 :][:1] == ["pico"]:
         pico, order, problem = pico_figures()
         if problem:
-            raise SystemExit("bench: the emulated Pico did not run: " + problem)
+            print("Pico: " + problem)
+            return
         for key in order:
             value, unit, note = pico[key]
             print("%-30s %14s  %s" % (key, "%s %s" % (value, unit), note))
@@ -125,13 +130,13 @@ def main():
             continue
         value, unit, note = cp.get(key, ("-", "", ""))
         mvalue, munit, mnote = mp.get(key, ("-", "", ""))
-        pvalue, punit, pnote = pico.get(key, ("-", "", ""))
+        pvalue, punit, pnote = pico.get(key, ("not measured" if problem else "-", "", ""))
         what = (mnote if value == "n/a" else note or mnote) or pnote
         if pnote and key in pico and (note or mnote) and pnote != (note or mnote):
             what += "; Pico: " + pnote
         print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), ("%s %s" % (pvalue, punit)).strip(), what))
     if problem:
-        print("Pico column empty: the emulated Pico did not run (%s)" % problem)
+        print("Pico column not measured: %s" % problem)
     print()
     depth = 2 if quick else 3
     pc = python_chess_perft(depth)
