@@ -206,10 +206,14 @@ def test_every_pico_figure_says_when_and_on_which_build_it_was_measured():
 def test_the_engine_bench_falls_back_on_the_recorded_chip_speed():
     # tools/bench_engine.py plays its matches at the chip's speed, from the page's last measurement
     # when the emulated Pico cannot run: the two must be the same figure.
-    recorded = [cells["Pico"] for _, cells in figure_rows() if "`thinking_nps`" in cells["source"]]
+    recorded = [cells for _, cells in figure_rows() if "`thinking_nps`" in cells["source"]]
     assert len(recorded) == 1
-    constant = re.search(r"^EMULATED_PICO_NPS = (\d+)", read("tools/bench_engine.py"), re.M)
-    assert constant and int(recorded[0].replace(",", "")) == int(constant.group(1))
+    bench = read("tools/bench_engine.py")
+    constant = re.search(r"^EMULATED_PICO_NPS = (\d+)", bench, re.M)
+    assert constant and int(recorded[0]["Pico"].replace(",", "")) == int(constant.group(1))
+    when = re.search(r'^EMULATED_PICO_NPS_MEASURED = "(\d{4}-\d\d-\d\d), MicroPython RPI_PICO (v[\d.]+)', bench, re.M)
+    assert when, "tools/bench_engine.py no longer says when its recorded chip speed was measured"
+    assert recorded[0]["Pico measured"] == "%s, %s" % when.groups()
 
 
 def test_figures_live_on_the_figures_page_only():
