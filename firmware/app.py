@@ -42,8 +42,8 @@ class App:
 
     Four slots let other parts plug in without App knowing them. Each is called from step(), in
     the scan loop, so none may wait for anything:
-    listeners: callables(event), each told of every referee event in order, in the step whose scan
-      made it: a tuple whose first item names it ("move", "undo", "promote", "new", "end",
+    listeners: callables(event), each told of every referee event in order, in the first step()
+      after it happened: a tuple whose first item names it ("move", "undo", "promote", "new", "end",
       "error", "claim"; core/referee.py's event_text prints them as lines). The USB link
       (link/__init__.py), the engine and the simulators (tools/sim/board_sim.py) append theirs.
     opponent: None, or the board's engine (engine/opponent.py), made on first use by engine():
