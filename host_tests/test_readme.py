@@ -21,6 +21,11 @@ def documents():
     return ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 
 
+def pages():
+    """Every page a reader follows: the README, docs/ and the builder's documents in hardware/."""
+    return documents() + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "hardware", "*.md")))
+
+
 def table_rows(text):
     return [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("|--")]
 
@@ -88,7 +93,7 @@ def named_paths(path, text):
 
 def test_every_path_the_readme_and_docs_name_exists():
     missing = []
-    for path in documents():
+    for path in pages():
         for name, where in named_paths(path, read(path)):
             if not (glob.glob(where) if "*" in where else os.path.exists(where)):
                 missing.append("%s: %s" % (path, name))
@@ -102,7 +107,7 @@ def slug(heading):
 
 def test_every_link_to_a_section_finds_its_heading():
     broken = []
-    for path in documents():
+    for path in pages():
         here = os.path.dirname(os.path.join(ROOT, path))
         for target in re.findall(r"\]\(([^)\s]*#[^)\s]+)\)", read(path)):
             page, _, anchor = target.partition("#")
