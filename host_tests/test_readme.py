@@ -9,6 +9,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_MAX_LINES = 250
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import figures_page  # noqa: E402  (the page as tools/bench.py reads it)
 
 
 def read(path):
@@ -156,19 +158,8 @@ def test_the_contract_is_in_the_repository_and_cited_by_its_path():
 
 
 def figure_rows():
-    """The rows of docs/figures.md's tables that name a source: (header, cells)."""
-    rows = []
-    header = None
-    for line in read("docs/figures.md").splitlines():
-        if not line.startswith("|"):
-            header = None
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if header is None:
-            header = cells
-        elif not line.startswith("|--") and "source" in header:
-            rows.append((header, dict(zip(header, cells))))
-    return rows
+    """The rows of docs/figures.md's tables that name a source, read as make bench reads them."""
+    return figures_page.rows()
 
 
 def printed_keys():
@@ -190,7 +181,7 @@ def test_every_figure_names_a_key_the_benchmarks_print():
     keys = printed_keys()
     unknown = []
     for _, cells in rows:
-        for key in re.findall(r"`([a-z][\w%]*)`", cells["source"]):
+        for key in figures_page.keys(cells):
             if not any(k.match(key) for k in keys):
                 unknown.append(key)
     assert not unknown, "docs/figures.md names figures no benchmark prints any more: %s" % unknown
@@ -239,3 +230,23 @@ def test_figures_live_on_the_figures_page_only():
             texts.append((os.path.relpath(path, ROOT), f.read()))
     repeated = ["%s: %s" % (p, v) for p, text in texts for v in sorted(measured) if re.search(r"(?<![\d.,])" + re.escape(v), text)]
     assert not repeated, "figures repeated outside docs/figures.md (cite the page instead):\n" + "\n".join(repeated)
+
+
+def test_make_bench_reads_the_figure_of_every_row():
+    # tools/bench.py prints the first value of each cell beside its own run: each cell that opens
+    # with a figure must give that figure, whole (the number with its unit).
+    recorded = figures_page.recorded()
+    misread = []
+    seen = set()
+    for _, cells in figure_rows():
+        if not figures_page.keys(cells) or figures_page.keys(cells)[0] in seen:
+            continue  # a figure no benchmark prints (make flash-files), or the key's second row
+        key = figures_page.keys(cells)[0]
+        seen.add(key)
+        for column in figures_page.COLUMNS:
+            cell = cells.get(column, "")
+            if cell[:1].isdigit():
+                got = recorded[key][column]
+                if not got or not cell.startswith(got) or cell[len(got) : len(got) + 1] not in ("", " ", ";", ","):
+                    misread.append("%s %s: %r from %r" % (key, column, got, cell))
+    assert not misread, "make bench misreads docs/figures.md:\n" + "\n".join(misread)

@@ -3,7 +3,9 @@ python-chess's perft speed measured in the same run as the reference, and the bo
 over 10,000+ moves played by simulated hands.
 
 The Pico column is measured on the emulated RP2040 (tools/bench_pico.py: the official MicroPython
-rp2 build on rp2040js, the firmware of `make flash` on its flash), not estimated.
+rp2 build on rp2040js, the firmware of `make flash` on its flash), not estimated. Under the table
+come the same keys as docs/figures.md records them (tools/figures_page.py), so a figure this run
+moves shows beside the page's.
 
     python3 tools/bench.py [--quick] [--only pico]
 --only pico runs the chip's figures alone (about 2 minutes).
@@ -14,6 +16,7 @@ import sys
 import time
 
 import bench_pico  # its NOT_MEASURED exit status
+import figures_page  # docs/figures.md's figures, printed beside this run's
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
@@ -137,6 +140,15 @@ def main():
         print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), ("%s %s" % (pvalue, punit)).strip(), what))
     if problem:
         print("Pico column not measured: %s" % problem)
+    # The page the figures live on, beside this run: a row this run moves is the page's to update.
+    page = figures_page.recorded()
+    shown = [key for key in order if key in page]
+    if shown:
+        print()
+        print("As docs/figures.md records them (Pico: when, and on which MicroPython build):")
+        for key in shown:
+            r = page[key]
+            print("%-30s %14s %14s %14s  %s" % (key, r["CPython"] or "-", r["MicroPython unix"] or "-", r["Pico"] or "-", r["Pico measured"]))
     print()
     depth = 2 if quick else 3
     pc = python_chess_perft(depth)
