@@ -668,3 +668,49 @@ def test_bad_central_lines_get_one_err_and_change_nothing(line, reply):
     if not reply.startswith("err undo"):
         assert got == [reply]
     assert rig.game.uci_moves() == [] and rig.link.cpp.round
+
+
+# ---------------------------------------------------------------------- hostile lines (issue 20)
+
+
+def status_words(rig):
+    (line,) = rig.ask("status")
+    return dict(w.split("=", 1) for w in line.split()[1:])
+
+
+def test_a_refused_new_in_a_round_changes_nothing():
+    rig = Rig()
+    assert rig.ask("begin " + STARTING_FEN) == ["sync " + STARTING_FEN]
+    got = rig.ask("new x")
+    assert len(got) == 1 and got[0].startswith("err new: ")
+    assert status_words(rig)["round"] == "sync" and rig.link.dialect == "cpp"
+    rig.play("e2e4")  # the round goes on: the board's move reaches the central as CPP says it
+    assert rig.lines() == ["move e2e4"]
+
+
+def test_a_refused_new_outside_a_round_keeps_the_board_silent():
+    rig = Rig()
+    assert rig.ask("feature msg") == ["ok"] and rig.link.dialect == "cpp"
+    assert rig.ask("new x")[0].startswith("err new: ")
+    rig.play("e2e4")
+    assert rig.lines() == []  # CPP outside a round: nothing unasked, not a text `move` line
+    assert rig.link.dialect == "cpp"
+
+
+def test_end_outside_a_round_does_not_end_the_boards_game():
+    rig = Rig()
+    assert rig.ask("end draw") == []  # CPP: no answer
+    assert status_words(rig)["phase"] == "play" and rig.game.result == "*"
+    rig.play("e2e4")  # and the board still reads moves
+    assert rig.game.uci_moves() == ["e2e4"]
+
+
+def test_a_bad_chesslink_message_in_a_round_changes_nothing():
+    rig = Rig()
+    assert rig.ask("begin " + STARTING_FEN) == ["sync " + STARTING_FEN]
+    rig.send("S00\n")  # an S, then a block check that is not the S's (53): ignored
+    rig.run(100)
+    assert rig.lines() == []  # no status report, then or at any scan after
+    assert rig.link.dialect == "cpp" and rig.link.cpp.round
+    rig.play("e2e4")
+    assert rig.lines() == ["move e2e4"]

@@ -136,6 +136,8 @@ class ChessLink:
                 return
         self.parity = parity
         self.messages += 1
+        # Whole and well-formed: now, and only now, ChessLink is the dialect (a CPP round ends).
+        self.link.use("chesslink")
         self._run(data[0], n)
 
     def _byte_at(self, i):
