@@ -5,7 +5,6 @@
 # `tools/sim_terminal.py --serial`, as a host program on a PC finds the board: its requests and
 # answers, the LEDs it lights (read back with the simulator's `leds`), automatic reports through a
 # whole game, a promotion chosen by taps, and a host that opens the port in the middle of a game.
-import os
 import time
 
 import chess
@@ -16,7 +15,6 @@ from chesslink_client import (
     GameFollower,
     Host,
     PtyTransport,
-    block_check,
     has_odd_parity,
     led_message,
     square_of,
@@ -67,7 +65,7 @@ def test_parity_is_answered_exactly_when_the_client_sends_it():
     rig = session()
     rig.send(message("V", with_parity=True))
     data = replies(rig)
-    assert all(bin(b).count("1") % 2 == 1 for b in data)  # every byte odd parity
+    assert all(has_odd_parity(b) for b in data)  # every byte odd parity
     assert any(b & 0x80 for b in data)
     assert split(data) == ["v0103"]
     rig.send(message("V"))
@@ -207,6 +205,23 @@ def test_e2rom_reads_back_what_was_written():
     rig = session()
     rig.send(message("W1742") + message("R17") + message("R01"))
     assert split(replies(rig)) == ["w1742", "r1742", "r0114"]
+
+
+def test_the_hosts_codec_reads_replies_split_anywhere_and_finds_its_feet():
+    """host_tests/chesslink_client.py's Codec, the part a Bluetooth transport reuses: bytes in,
+    replies out, whatever the reads split; a stray byte or a half reply before them is skipped."""
+    board = Codec(parity=True)  # the board's side of the wire, answering with parity
+    data = board.encode("v0103") + board.encode("s" + START_STATUS) + board.encode("l")
+    for cut in range(1, len(data)):
+        host = Codec()
+        got = host.feed(data[:cut]) + host.feed(data[cut:])
+        assert [r.letter + r.body for r in got] == ["v0103", "s" + START_STATUS, "l"]
+        assert all(r.parity for r in got) and host.bad_parity == 0
+    host = Codec()
+    tail = board.encode("s" + START_STATUS)[40:]  # opened in the middle of a report: 'r', 'b'...
+    got = host.feed(b"\x00" + tail + board.encode("r0203"))
+    assert [r.letter + r.body for r in got] == ["r0203"] and host.stray > 0
+    assert Codec(parity=False).encode("V") == b"V56" and Codec().encode("V") == bytes((0xD6, 0xB5, 0xB6))
 
 
 def corners(*names):
@@ -500,8 +515,15 @@ def test_automatic_reports_follow_a_whole_game(port):
         move = chess.Move.from_uci(uci)
         port.sim.send(hand_commands(game, move))
         game.push(move)
-        host.wait_status(lambda s: follower.see(s) is not None, timeout=10)
+        reports = []  # every change reported: the piece up (an empty square), then down
+
+        def changed(s):
+            reports.append(s)
+            return follower.see(s) is not None
+
+        host.wait_status(changed, timeout=10)
         assert follower.moves[-1] == uci, dump(port.sim)
+        assert len(reports) >= 2 and len(set(reports)) == len(reports), (uci, reports)
     assert follower.moves == WHOLE_GAME and game.is_checkmate()
     assert host.codec.bad_checks == 0 and host.codec.stray == 0
 
