@@ -21,10 +21,10 @@
 # Orientation. magic-board.md names the squares "A8...H8, A7...H7" and puts LED 1 in the "A8"
 # corner, but what the hosts read is that order seen from the other side of the board:
 # python-mchess's default orientation takes the first letter for h1 and LED 1 for the h1 corner,
-# and ChessLink emulators that work with the chess.com app and BearChess send h1 first. A host that
-# finds the start position either way round can tell; one that connects in the middle of a game
-# cannot, so the board sends what the hosts expect: h1 to a1, h2 to a2, ... a8; LED 1 at the h1
-# corner, 9 at h8, 73 at a1, 81 at a8.
+# and Chesstimation, a ChessLink emulator made for the chess.com app and BearChess, sends h1 first
+# (docs/chesslink.md). A host that finds the start position either way round can tell; one that
+# connects in the middle of a game cannot, so the board sends what the hosts expect: h1 to a1, h2
+# to a2, ... a8; LED 1 at the h1 corner, 9 at h8, 73 at a1, 81 at a8.
 #
 # Promotion. The board cannot see which piece stands on the promotion square: the player chooses
 # it by taps (core/referee.py). Until the choice is made the status shows the pawn there, never a
@@ -272,8 +272,7 @@ class ChessLink:
             game = ref.game
             game.pop()
             self.link.load(game)
-        if self._choice_made(now):
-            self._version = -1  # the piece chosen is reported now
+        self._choice_made(now)  # closing it changes ref.version: the piece chosen is reported below
         mode = self.e2rom[2] & 7
         if mode == 1:
             return
