@@ -714,3 +714,51 @@ def test_a_bad_chesslink_message_in_a_round_changes_nothing():
     assert rig.link.dialect == "cpp" and rig.link.cpp.round
     rig.play("e2e4")
     assert rig.lines() == ["move e2e4"]
+
+
+def test_hostile_lines_over_the_port_change_nothing(tmp_path):
+    """The same lines as a user types them into tools/sim_terminal.py --serial's port."""
+    import queue
+
+    from chesslink_client import PtyTransport
+    from companion_rig import SimBoard, dump
+
+    path = str(tmp_path / "board")
+    sim = SimBoard(path)
+    port = PtyTransport(path)
+    got = queue.Queue()
+    text = bytearray()
+
+    def lines(data):
+        text.extend(data)
+        while b"\n" in text:
+            i = text.index(b"\n")
+            got.put(bytes(text[:i]).decode())
+            del text[: i + 1]
+
+    def ask(line, timeout=5.0):
+        port.write((line + "\n").encode())
+        return got.get(timeout=timeout)
+
+    def quiet(seconds=0.5):
+        try:
+            return got.get(timeout=seconds)
+        except queue.Empty:
+            return None
+
+    port.attach(lines)
+    try:
+        port.write(b"end draw\n")
+        assert quiet() is None  # CPP: no answer ...
+        status = ask("status")
+        assert " phase=play " in status and " result=* " in status, status  # ... and no draw
+        assert ask("begin " + STARTING_FEN) == "sync " + STARTING_FEN
+        assert ask("new x").startswith("err new: ")
+        port.write(b"S00\n")
+        assert quiet() is None
+        assert "round=sync" in ask("status"), dump(sim)
+        sim.send("move e2 e4")
+        assert got.get(timeout=5) == "move e2e4"  # the round goes on, in CPP's words
+    finally:
+        port.close()
+        sim.stop()
