@@ -208,6 +208,11 @@ class App:
         except OSError as e:
             self.console("could not save the game: %s" % e)
 
+    def shown_frame(self):
+        """The frame the LEDs show now: a PC program's (ChessLink's L) while it drives them, else
+        the board's own."""
+        return self.frame if self.host_frame is None else self.host_frame
+
     def _show(self, now):
         if self.referee.version != self._version:
             self._render()

@@ -227,3 +227,21 @@ def test_state_json_reports_leds_in_square_order():
 def test_set_fen_refuses_a_bad_position(fen):
     sim = board_sim.BoardSim()
     assert sim.set_fen(fen).startswith("bad FEN")
+
+
+def test_leds_name_what_a_pc_program_lights():
+    """A ChessLink host drives the LEDs (its L message): `leds`, `show` and the page's frame name
+    what they show, not the board's own signals underneath."""
+    from chesslink_client import Codec, led_message
+    from link import Link
+
+    term, out = terminal()
+    play(term, out, "move e2 e4")  # the board's own last-move signal on e2 and e4
+    sent = []
+    link = Link(term.sim.app, sent.append, sent.append)
+    link.feed(Codec().encode(led_message(["g1", "f3"])))
+    text = play(term, out, "wait 20", "leds", "show")
+    lit = dict(line.split()[:2] for line in text.splitlines() if re.match(r"^[a-h][1-8] ", line))
+    assert lit == {"g1": "remote-move", "f3": "remote-move"}
+    assert "leds: g1:remote-move f3:remote-move" in text
+    assert signal(term, "g1") == signal(term, "f3") != signal(term, "e4")

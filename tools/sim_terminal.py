@@ -299,7 +299,7 @@ class Terminal:
 
     def show(self):
         self._promotion()
-        frame = self.sim.app.frame
+        frame = self.sim.app.shown_frame()  # a PC program's LEDs while it drives them
         for text in leds.render_text(frame, "".join(self.pieces)):
             self.say(text)
         g = self.sim.game_state()
@@ -318,7 +318,7 @@ class Terminal:
     def show_leds(self):
         px = self.sim.pixels()
         mono = self.sim.mono_lit()
-        frame = self.sim.app.frame
+        frame = self.sim.app.shown_frame()  # a PC program's LEDs while it drives them
         any_lit = False
         for sq in range(64):
             if frame[sq] or px[6 * sq:6 * sq + 6] != "000000" or mono[sq] == "1":

@@ -200,6 +200,14 @@ class Referee:
         self._set_promotion(piece_type)
         return True
 
+    def end_promotion_choice(self):
+        """The last promotion's piece is final (a PC program has been told of it): a tap no
+        longer changes it. The LEDs stop showing the piece to tap."""
+        if self.promotion_square >= 0:
+            self.promotion_square = -1
+            self._tap = False
+            self.version += 1
+
     def show_remote(self, move):
         """A move sent by the PC (an engine or an online opponent): shown until the player makes it."""
         self.remote = move

@@ -251,8 +251,9 @@ class BoardSim:
         return "".join("1" if (rows[sq >> 3] >> (sq & 7)) & 1 else "0" for sq in range(64))
 
     def frame_chars(self):
-        """The display policy's frame: one character per square (hardware/leds.py CHARS)."""
-        return "".join(CHARS[c] for c in self.app.frame)
+        """The frame the LEDs show (the display policy's, or a PC program's while it drives
+        them): one character per square (hardware/leds.py CHARS)."""
+        return "".join(CHARS[c] for c in self.app.shown_frame())
 
     def san_moves(self):
         g = self.app.referee.game
