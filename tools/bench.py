@@ -173,7 +173,7 @@ def main():
         "hesitations, swaps, every capture/en-passant/castling order, taps, takebacks, knocked pieces): "
         "%d misread (%.3f%%), %.1f s" % (moves, games, misread, 100.0 * misread / moves, dt)
     )
-    # Hands that straighten a piece before 30% of the moves, every kind (issue 11): pieces nothing
+    # Hands that straighten a piece before 30% of the moves, every kind: pieces nothing
     # can happen to (held 0.2-3 s) in both modes, any piece in casual mode.
     adjusted = {}
     moves, games, misread, errors, dt = misreads(1000 if quick else 3000, knock_rate=0, seed=90000, adjust_rate=0.3, stats=adjusted)
