@@ -88,7 +88,10 @@ class App:
                     self.console(note)
                 ref.set_mode(mode)
                 self.console("resuming the saved game after %d moves" % game.ply())
-        ref.load_game(game or Game(), now)
+        if game is not None:
+            ref.resume_game(game, now)  # a move the save did not reach is read from the pieces
+        else:
+            ref.load_game(Game(), now)
         saved = getattr(self.store, "opponent", None) if game is not None else None
         if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
             opponent = self.engine()
@@ -168,6 +171,9 @@ class App:
         events = ref.out
         save = False
         for ev in events:
+            if ev[0] in ("read", "choose"):
+                self._say(ev)  # power-up only: for the person, on the console (held until a PC speaks)
+                continue
             if ev[0] in ("move", "undo", "promote", "new", "end"):
                 save = True
             for listener in self.listeners:
@@ -179,6 +185,13 @@ class App:
                 self.save()  # the change before this one is still unsaved: both go now
             else:
                 self.save_due = True
+
+    def _say(self, ev):
+        """A power-up event in plain words (core/messages.py, loaded only then)."""
+        from core.messages import explain
+        from core.referee import event_text
+
+        self.console(explain(event_text(ev), self.referee.game.position))
 
     def save(self):
         """Save the game now if it changed since the last save (also before a shutdown)."""

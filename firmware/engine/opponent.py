@@ -188,7 +188,9 @@ class Opponent:
             self._show(ref)
 
     def _can_move(self, ref):
-        return ref.phase == PLAY and not ref.game.is_over() and not ref.remote and not self._armed
+        # Not while the board reads a move the save did not reach (power-up): that move is the
+        # engine's own, already on the board, and a fresh choice would refuse it.
+        return ref.phase == PLAY and not ref.game.is_over() and not ref.remote and not self._armed and ref.reading is None
 
     def _ready(self):
         """Make the engine's arrays if they are not there yet; False when the heap has no room."""
