@@ -410,6 +410,8 @@ class Referee:
         emptied = self.emptied
         filled = self.filled
         self._differences(changed)
+        if self.reading is not None and occ[move_from(self.reading[0])]:
+            self.reading = None  # at power-up: the piece went back where the saved game has it
         self.pending = 0
         self.pending_kind = None
         if not emptied and not filled:
