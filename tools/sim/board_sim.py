@@ -21,11 +21,12 @@ from core import messages, signals
 from core.game import Game
 from core.position import Position, move_promotion, move_uci, square_name
 from core.referee import CASUAL, OVER, PLAY, SETUP, event_text
-from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, VirtualReedMatrix
+from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, RamFiles, VirtualReedMatrix
 from hardware.leds import CHARS, COLOURS, MONO_BLINK, RGB_BLINK, RGB_PULSE
 from hardware.matrix import MatrixScanner
 from hardware.max7219 import Max7219Leds
 from hardware.ws2812 import Ws2812Leds
+from store import GameStore
 
 # The virtual strip runs at full brightness so the screen shows the colours of the signal table
 # (hardware/leds.py); a real board's default brightness (48) only dims the same colours.
@@ -83,8 +84,9 @@ class BoardSim:
         self.mono = Max7219Leds(FakeSPI(self.chip), self.cs, brightness=self.settings.brightness)
         self.log = []
         self.log_count = 0  # lines ever logged, so a reader can ask for the new ones
-        self.app = App(self.settings, self.scanner, BothLeds(self.rgb, self.mono), None, self._console)
-        self.app.listeners.append(self._event)
+        # The saved game, on a flash in RAM: kept across power_cycle() as the Pico's flash is.
+        self.store = GameStore("game.sav", RamFiles())
+        self.app = self._app()
         self.now = 0
         # The pieces stand on the board before the power comes on.
         self.lay_out(self._occupancy(Game(fen) if fen else Game()))
@@ -98,6 +100,20 @@ class BoardSim:
         self._san = []
         self._san_moves = -1
         self._san_last = 0
+
+    def _app(self):
+        app = App(self.settings, self.scanner, BothLeds(self.rgb, self.mono), self.store, self._console)
+        app.listeners.append(self._event)
+        return app
+
+    def power_cycle(self):
+        """The power goes and comes back: the pieces stay where they stand, the board starts again
+        from its saved game (saved once the board is still after a move, app.py), as a Pico does;
+        a move the save did not reach is read from the pieces (docs/power-up.md)."""
+        self._log("power off and on")
+        self.app = self._app()
+        self.vm.now_ms = self.now
+        self.app.start(self.now)
 
     # ------------------------------------------------------------------ the physical board
 
@@ -179,6 +195,7 @@ class BoardSim:
             return "bad FEN: %s" % e
         self.app.referee.load_game(game, self.now)
         self.app.redraw()
+        self.app.save_due = True  # saved as the USB link saves a game the PC loads
         self.lay_out(self._occupancy(game))
         self._log("position " + game.fen())
         return ""
