@@ -96,6 +96,8 @@ def test_a_quiet_move():
     b = read_from_the_board([], "e2e4")
     assert b.said[0] == "resuming the saved game after 0 moves", b.said
     assert not any("set up the position" in t for t in b.said), b.said
+    b = read_from_the_board([], "d2d4", mode="casual")  # the saved game's mode comes back with it
+    assert b.app.referee.mode == "casual"
 
 
 def test_a_capture_with_one_victim():
