@@ -90,7 +90,7 @@ def placement(fen):
 
 class Terminal:
     def __init__(self, fen=None, mode=None, settle=SETTLE_MS, gap=GAP_MS, quiet=False, out=None):
-        self.sim = board_sim.BoardSim(fen=fen, mode=mode)
+        self.sim = board_sim.BoardSim(fen=fen, mode=mode, flash=True)
         self.pieces = placement(fen or STARTING_FEN)
         self.hand = []  # pieces lifted, in order
         self.off = []  # pieces beside the board (captured, knocked off)

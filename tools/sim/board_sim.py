@@ -26,7 +26,6 @@ from hardware.leds import CHARS, COLOURS, MONO_BLINK, RGB_BLINK, RGB_PULSE
 from hardware.matrix import MatrixScanner
 from hardware.max7219 import Max7219Leds
 from hardware.ws2812 import Ws2812Leds
-from store import GameStore
 
 # The virtual strip runs at full brightness so the screen shows the colours of the signal table
 # (hardware/leds.py); a real board's default brightness (48) only dims the same colours.
@@ -58,7 +57,10 @@ class BothLeds:
 class BoardSim:
     """One simulated board. Time is in ms and only moves forward through step()/advance()."""
 
-    def __init__(self, fen=None, mode=None, overrides=None):
+    def __init__(self, fen=None, mode=None, overrides=None, flash=False):
+        """flash: keep the saved game on a flash in RAM, as the Pico does, for power_cycle() (the
+        store's code is loaded only then: MicroPython's 200 kB test heap has no room for it beside
+        the rest)."""
         o = {"brightness": SIM_BRIGHTNESS}
         if mode is not None:
             o["mode"] = mode
@@ -85,7 +87,11 @@ class BoardSim:
         self.log = []
         self.log_count = 0  # lines ever logged, so a reader can ask for the new ones
         # The saved game, on a flash in RAM: kept across power_cycle() as the Pico's flash is.
-        self.store = GameStore("game.sav", RamFiles())
+        self.store = None
+        if flash:
+            from store import GameStore
+
+            self.store = GameStore("game.sav", RamFiles())
         self.app = self._app()
         self.now = 0
         # The pieces stand on the board before the power comes on.
@@ -110,6 +116,8 @@ class BoardSim:
         """The power goes and comes back: the pieces stay where they stand, the board starts again
         from its saved game (saved once the board is still after a move, app.py), as a Pico does;
         a move the save did not reach is read from the pieces (docs/power-up.md)."""
+        if self.store is None:
+            raise ValueError("this board has no flash to keep its game: BoardSim(flash=True)")
         self._log("power off and on")
         self.app = self._app()
         self.vm.now_ms = self.now
