@@ -187,11 +187,18 @@ class App:
                 self.save_due = True
 
     def _say(self, ev):
-        """A power-up event in plain words (core/messages.py, loaded only then)."""
-        from core.messages import explain
+        """A power-up event in plain words (core/messages.py, loaded only then); the event's own
+        line (`read e2e4`) when the heap has no room for that code."""
         from core.referee import event_text
 
-        self.console(explain(event_text(ev), self.referee.game.position))
+        line = event_text(ev)
+        try:
+            from core.messages import explain
+
+            line = explain(line, self.referee.game.position) or line
+        except MemoryError:
+            pass
+        self.console(line)
 
     def save(self):
         """Save the game now if it changed since the last save (also before a shutdown)."""
