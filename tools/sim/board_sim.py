@@ -101,6 +101,9 @@ class BoardSim:
         if fen:
             self.app.referee.new_game(fen, 0)
             self.app.redraw()
+            if self.store is not None:
+                self.app.save_due = True
+                self.app.save()  # the flash holds this game from the start
             self.app.step(0)
         self._seen = None  # (referee version, events logged, strip writes, MAX7219 latches) last reported
         self._san = []
@@ -203,7 +206,8 @@ class BoardSim:
             return "bad FEN: %s" % e
         self.app.referee.load_game(game, self.now)
         self.app.redraw()
-        self.app.save_due = True  # saved as the USB link saves a game the PC loads
+        if self.store is not None:
+            self.app.save_due = True  # saved as the USB link saves a game the PC loads
         self.lay_out(self._occupancy(game))
         self._log("position " + game.fen())
         return ""
