@@ -105,7 +105,10 @@ class App:
                     self.console(note)
                 ref.set_mode(mode)
                 self.console("resuming the saved game after %d moves" % game.ply())
-        ref.load_game(game or Game(), now)
+        if game is not None:
+            ref.resume_game(game, now)  # a move the save did not reach is read from the pieces
+        else:
+            ref.load_game(Game(), now)
         saved = getattr(self.store, "opponent", None) if game is not None else None
         if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
             opponent = self.engine()
@@ -185,6 +188,9 @@ class App:
         events = ref.out
         save = False
         for ev in events:
+            if ev[0] in ("read", "choose"):
+                self._say(ev)  # power-up only: for the person, on the console (held until a PC speaks)
+                continue
             if ev[0] in ("move", "undo", "promote", "new", "end"):
                 save = True
             for listener in self.listeners:
@@ -196,6 +202,20 @@ class App:
                 self.save()  # the change before this one is still unsaved: both go now
             else:
                 self.save_due = True
+
+    def _say(self, ev):
+        """A power-up event in plain words (core/messages.py, loaded only then); the event's own
+        line (`read e2e4`) when the heap has no room for that code."""
+        from core.referee import event_text
+
+        line = event_text(ev)
+        try:
+            from core.messages import explain
+
+            line = explain(line, self.referee.game.position) or line
+        except MemoryError:
+            pass
+        self.console(line)
 
     def save(self):
         """Save the game now if it changed since the last save (also before a shutdown)."""

@@ -22,6 +22,8 @@ and `place SQ`. Commands, one per line; several on one line separated by `;` hap
     fen FEN            load a position (as the PC would) and set its pieces up
     mode strict|casual switch the mode (as the PC would)
     wait MS            let MS milliseconds pass
+    power              switch the board off and on: the pieces stay, the game
+                       comes back from its save (docs/power-up.md)
     show               print the board;  leds: each lit LED's colour and MAX7219
     pgn                print the game's PGN;  help;  quit
 
@@ -50,7 +52,7 @@ GAP_MS = 30  # between the commands of one line: over the 10 ms debounce, well i
 SETTLE_MS = 500
 PIECES = "KQRBNPkqrbnp"
 # Commands that touch the board: the clock runs on --settle ms after a line with one of them.
-_ACTIONS = ("lift", "place", "move", "tap", "knock", "new", "fen", "mode")
+_ACTIONS = ("lift", "place", "move", "tap", "knock", "new", "fen", "mode", "power")
 
 
 # The commands of the docstring above, and how a line runs them: what `help` prints (80 columns).
@@ -88,7 +90,7 @@ def placement(fen):
 
 class Terminal:
     def __init__(self, fen=None, mode=None, settle=SETTLE_MS, gap=GAP_MS, quiet=False, out=None):
-        self.sim = board_sim.BoardSim(fen=fen, mode=mode)
+        self.sim = board_sim.BoardSim(fen=fen, mode=mode, flash=True)
         self.pieces = placement(fen or STARTING_FEN)
         self.hand = []  # pieces lifted, in order
         self.off = []  # pieces beside the board (captured, knocked off)
@@ -256,6 +258,9 @@ class Terminal:
             if ms < 0:
                 raise CommandError("time does not go back")
             self.sim.wait(ms)
+        elif verb == "power":
+            need(0, "power")
+            self.sim.power_cycle()
         elif verb == "show":
             self.show()
         elif verb == "leds":

@@ -56,7 +56,10 @@ class Display:
             put(referee.promotion_square, _PROMOTION_SIGNAL[move_promotion(last)])
         if referee.phase == PLAY and not game.is_over():
             ob = referee.obligation()
-            self._hand(referee, ob)
+            if referee.reading is not None:
+                self._reading(referee)
+            else:
+                self._hand(referee, ob)
             if ob is not None and referee.occ[ob[1]]:
                 put(ob[1], S.TOUCHED)  # shown once the touched piece is back on its square
         # Where the board differs from the game: in an error, during set-up, and while a piece the
@@ -93,6 +96,18 @@ class Display:
         else:
             put(kw, S.DRAW)
             put(kb, S.DRAW)
+
+    def _reading(self, referee):
+        """At power-up, pieces one move ahead of the saved game (Referee.resume_game): the square
+        the piece left, and where the moves the board can read take it: for captures by one piece,
+        the squares the player chooses among by lifting the piece where it stands."""
+        put = self._put
+        for sq in referee.emptied:
+            put(sq, S.LIFTED)
+        base = referee.base
+        for m in referee.reading:
+            t = move_to(m)
+            put(t, S.CAPTURE if base[t] else S.QUIET)
 
     def _hand(self, referee, ob):
         """Pieces in the air: the lifted piece's legal destinations, or what finishes a half-made

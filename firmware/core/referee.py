@@ -11,6 +11,9 @@
 # debouncer and calls tick() every scan; what happened is appended to self.out as tuples:
 #   ("move", m) ("undo", m) ("promote", m) ("error", kind, [squares]) ("new",)
 #   ("claim", reason) ("end", result, reason)
+# and at power-up (resume_game, docs/power-up.md): ("choose", from, [to squares]) when the pieces
+# stand as several moves the saved game lacks would leave them, ("read", m) just before the
+# ("move", m) of a move read from the board.
 from micropython import const
 
 from core.game import RESIGNATION, Game
@@ -152,6 +155,9 @@ class Referee:
         # gesture(referee) -> True while the board shows a signal, not a move (engine/opponent.py).
         self.gesture = None
         self._claims = ()
+        # At power-up, the moves the saved game lacks that the pieces stand as (resume_game), until
+        # one is played or the board is the saved game again; None otherwise.
+        self.reading = None
         self.version = 0  # counts changes of what the board should show, so the LEDs redraw only then
         self._sync_base()
         self.occ[:] = self.base
@@ -180,6 +186,35 @@ class Referee:
         self.promotion_square = -1
         self.phase = OVER if game.is_over() else SETUP if self.occ != self.base else PLAY
         self.last_change = now
+        self._recompute()
+
+    def resume_game(self, game, now=0):
+        """Carry on with the saved game at power-up (docs/power-up.md). When the pieces stand as one
+        legal move of it would leave them, the save did not reach that move (a power cut just
+        after it, or a move made while the board was off): the board reads it after commit_ms of
+        stillness, as any move, with a ("read", m) event before its ("move", m). When several
+        moves would (captures by one piece: the victims' squares all read occupied), a ("choose",
+        from, [to...]) event, and the player lifts the piece where it now stands and puts it
+        back. Anything else (two plies, a move the rules refuse) is set up again as load_game()."""
+        self.load_game(game, now)
+        if self.phase != SETUP:
+            return
+        from core.resume import moves_to
+
+        found = moves_to(game, self.occ, self.promotion)
+        if not found:
+            return
+        self.reading = found
+        self.phase = PLAY
+        if len(found) == 1:
+            t = move_to(found[0])
+            if self.base[t]:
+                # A capture with one victim: as though the capturing piece had been lifted off it
+                # and put back, which is how the board tells a capture from a piece in the air.
+                self.was_lifted[t] = 1
+                self.place_seq[t] = self.seq
+        else:
+            self.out.append(("choose", move_from(found[0]), sorted([move_to(m) for m in found])))
         self._recompute()
 
     def configure(self, settings):
@@ -383,10 +418,13 @@ class Referee:
         emptied = self.emptied
         filled = self.filled
         self._differences(changed)
+        if self.reading is not None and occ[move_from(self.reading[0])]:
+            self.reading = None  # at power-up: the piece went back where the saved game has it
         self.pending = 0
         self.pending_kind = None
         if not emptied and not filled:
             # The board is the game: any half-made move has been taken back.
+            self.reading = None  # at power-up: the pieces went back to the saved game
             self.in_progress = True
             self._clear_error()
             if self.phase == SETUP:
@@ -652,6 +690,8 @@ class Referee:
         self.pending_kind = None
         game = self.game
         if kind == "move":
+            if self.reading is not None and self._read(move):
+                self.out.append(("read", move))
             self._push(move, True)
         elif kind == "undo":
             m = game.pop()
@@ -693,6 +733,13 @@ class Referee:
         self.promotion_square = move_to(move) if move_promotion(move) else -1
         self._tap = False
         self._after_position_change(moved=move if synced else 0)
+
+    def _read(self, move):
+        """Is the move one of those resume_game() found on the board (a promotion to any piece)?"""
+        for m in self.reading:
+            if (m & 0x3FFF) == (move & 0x3FFF):
+                return True
+        return False
 
     def _set_promotion(self, piece_type):
         game = self.game
@@ -752,6 +799,7 @@ class Referee:
             self.prev[:] = self.base
 
     def _reset_turn(self):
+        self.reading = None
         self.touched = []
         self._n_waiting = 0
         self.was_lifted[:] = _ZEROS
@@ -792,8 +840,10 @@ class Referee:
 def event_text(event):
     """One output line for an event, as tools/replay.py prints it (docs/spec.md section 5)."""
     kind = event[0]
-    if kind in ("move", "undo", "promote"):
+    if kind in ("move", "undo", "promote", "read"):
         return kind + " " + move_uci(event[1])
+    if kind == "choose":
+        return "choose " + square_name(event[1]) + "".join(" " + square_name(sq) for sq in event[2])
     if kind == "error":
         return "error " + event[1] + "".join(" " + square_name(sq) for sq in event[2])
     return " ".join(event)

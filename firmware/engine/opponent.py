@@ -188,7 +188,10 @@ class Opponent:
             self._show(ref)
 
     def _can_move(self, ref):
-        return ref.phase == PLAY and not ref.game.is_over() and not ref.remote and not self._armed
+        # Not while the board reads a move the save did not reach (power-up, docs/power-up.md): when
+        # it is the engine's side's, it is the engine's own move, already carried out on the board,
+        # and a fresh choice (remote_required) would refuse it.
+        return ref.phase == PLAY and not ref.game.is_over() and not ref.remote and not self._armed and ref.reading is None
 
     def _ready(self):
         """Make the engine's arrays if they are not there yet; False when the heap has no room."""

@@ -21,7 +21,7 @@ from core import messages, signals
 from core.game import Game
 from core.position import Position, move_promotion, move_uci, square_name
 from core.referee import CASUAL, OVER, PLAY, SETUP, event_text
-from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, VirtualReedMatrix
+from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, RamFiles, VirtualReedMatrix
 from hardware.leds import CHARS, COLOURS, MONO_BLINK, RGB_BLINK, RGB_PULSE
 from hardware.matrix import MatrixScanner
 from hardware.max7219 import Max7219Leds
@@ -57,7 +57,10 @@ class BothLeds:
 class BoardSim:
     """One simulated board. Time is in ms and only moves forward through step()/advance()."""
 
-    def __init__(self, fen=None, mode=None, overrides=None):
+    def __init__(self, fen=None, mode=None, overrides=None, flash=False):
+        """flash: keep the saved game on a flash in RAM, as the Pico does, for power_cycle() (the
+        store's code is loaded only then: MicroPython's 200 kB test heap has no room for it beside
+        the rest)."""
         o = {"brightness": SIM_BRIGHTNESS}
         if mode is not None:
             o["mode"] = mode
@@ -83,8 +86,13 @@ class BoardSim:
         self.mono = Max7219Leds(FakeSPI(self.chip), self.cs, brightness=self.settings.brightness)
         self.log = []
         self.log_count = 0  # lines ever logged, so a reader can ask for the new ones
-        self.app = App(self.settings, self.scanner, BothLeds(self.rgb, self.mono), None, self._console)
-        self.app.listeners.append(self._event)
+        # The saved game, on a flash in RAM: kept across power_cycle() as the Pico's flash is.
+        self.store = None
+        if flash:
+            from store import GameStore
+
+            self.store = GameStore("game.sav", RamFiles())
+        self.app = self._app()
         self.now = 0
         # The pieces stand on the board before the power comes on.
         self.lay_out(self._occupancy(Game(fen) if fen else Game()))
@@ -93,11 +101,30 @@ class BoardSim:
         if fen:
             self.app.referee.new_game(fen, 0)
             self.app.redraw()
+            if self.store is not None:
+                self.app.save_due = True
+                self.app.save()  # the flash holds this game from the start
             self.app.step(0)
         self._seen = None  # (referee version, events logged, strip writes, MAX7219 latches) last reported
         self._san = []
         self._san_moves = -1
         self._san_last = 0
+
+    def _app(self):
+        app = App(self.settings, self.scanner, BothLeds(self.rgb, self.mono), self.store, self._console)
+        app.listeners.append(self._event)
+        return app
+
+    def power_cycle(self):
+        """The power goes and comes back: the pieces stay where they stand, the board starts again
+        from its saved game (saved once the board is still after a move, app.py), as a Pico does;
+        a move the save did not reach is read from the pieces (docs/power-up.md)."""
+        if self.store is None:
+            raise ValueError("this board has no flash to keep its game: BoardSim(flash=True)")
+        self._log("power off and on")
+        self.app = self._app()
+        self.vm.now_ms = self.now
+        self.app.start(self.now)
 
     # ------------------------------------------------------------------ the physical board
 
@@ -179,6 +206,8 @@ class BoardSim:
             return "bad FEN: %s" % e
         self.app.referee.load_game(game, self.now)
         self.app.redraw()
+        if self.store is not None:
+            self.app.save_due = True  # saved as the USB link saves a game the PC loads
         self.lay_out(self._occupancy(game))
         self._log("position " + game.fen())
         return ""
