@@ -200,6 +200,38 @@ def move_promotion(move):
     return f - 2 if f >= MOVE_PROMOTE_KNIGHT else 0
 
 
+def castling_rook(move):
+    """(rook from, rook to) of a castling move, 0..63."""
+    t = move_to(move)
+    if t > move_from(move):
+        return t + 1, t - 1
+    return t - 2, t + 1
+
+
+def victim(move):
+    """Square of the piece a move takes (the pawn beside it for en passant), or -1 for a castling."""
+    flag = move >> 14
+    if flag == MOVE_CASTLING:
+        return -1
+    t = move_to(move)
+    if flag == MOVE_EN_PASSANT:
+        return t - 8 if t > move_from(move) else t + 8
+    return t
+
+
+def part_of(move, sq):
+    """Is sq (0..63) one of the squares the move empties or fills?"""
+    if sq == move_from(move) or sq == move_to(move):
+        return True
+    flag = move >> 14
+    if flag == MOVE_CASTLING:
+        rf, rt = castling_rook(move)
+        return sq == rf or sq == rt
+    if flag == MOVE_EN_PASSANT:
+        return sq == victim(move)
+    return False
+
+
 def move_uci(move):
     s = square_name(move_from(move)) + square_name(move_to(move))
     p = move_promotion(move)
