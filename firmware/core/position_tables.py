@@ -7,24 +7,6 @@ from array import array
 
 from micropython import const
 
-# core/position.py's piece types and castling bits, folded into the bytecode here.
-_PAWN = const(1)
-_KNIGHT = const(2)
-_BISHOP = const(3)
-_ROOK = const(4)
-_QUEEN = const(5)
-_KING = const(6)
-_WHITE_KINGSIDE = const(1)
-_WHITE_QUEENSIDE = const(2)
-_BLACK_KINGSIDE = const(4)
-_BLACK_QUEENSIDE = const(8)
-_A1 = const(0)
-_E1 = const(4)
-_H1 = const(7)
-_A8 = const(0x70)
-_E8 = const(0x74)
-_H8 = const(0x77)
-
 # The undo stack grows by 32 plies (3 words each) at a time. The zeros stay allocated: making them
 # anew at each growth would leave 384-byte holes in the heap.
 STACK_CHUNK = bytes(4 * 3 * 32)
@@ -50,32 +32,42 @@ ATTACKS = bytearray(239)
 
 
 def _fill_tables():
+    pawn, knight, bishop, rook, queen, king = 1, 2, 3, 4, 5, 6  # core/position.py's piece types
     for step in KING_STEPS:
         a = abs(step)
-        slider = (1 << _ROOK) if a in (1, 16) else (1 << _BISHOP)
+        slider = (1 << rook) if a in (1, 16) else (1 << bishop)
         for n in range(1, 8):
             d = step * n + 119
             LINE[d] = a
-            ATTACKS[d] |= slider | (1 << _QUEEN)
+            ATTACKS[d] |= slider | (1 << queen)
             if n == 1:
-                ATTACKS[d] |= 1 << _KING
+                ATTACKS[d] |= 1 << king
     for step in KNIGHT_STEPS:
-        ATTACKS[step + 119] |= 1 << _KNIGHT
-    ATTACKS[15 + 119] |= 1 << _PAWN
-    ATTACKS[17 + 119] |= 1 << _PAWN
+        ATTACKS[step + 119] |= 1 << knight
+    ATTACKS[15 + 119] |= 1 << pawn
+    ATTACKS[17 + 119] |= 1 << pawn
 
 
 _fill_tables()
 del _fill_tables  # run once: its bytecode need not stay in the Pico's RAM
 
-# Castling rights that survive a move from or to each square (a king or rook leaving or being captured).
-CASTLE_KEEP = bytearray(b"\x0f" * 128)
-CASTLE_KEEP[_E1] = 0x0F & ~(_WHITE_KINGSIDE | _WHITE_QUEENSIDE)
-CASTLE_KEEP[_H1] = 0x0F & ~_WHITE_KINGSIDE
-CASTLE_KEEP[_A1] = 0x0F & ~_WHITE_QUEENSIDE
-CASTLE_KEEP[_E8] = 0x0F & ~(_BLACK_KINGSIDE | _BLACK_QUEENSIDE)
-CASTLE_KEEP[_H8] = 0x0F & ~_BLACK_KINGSIDE
-CASTLE_KEEP[_A8] = 0x0F & ~_BLACK_QUEENSIDE
+
+def _castle_keep():
+    """The castling rights that survive a move from or to each square (a king or rook leaving or
+    being captured)."""
+    white_kingside, white_queenside, black_kingside, black_queenside = 1, 2, 4, 8  # core/position.py's bits
+    keep = bytearray(b"\x0f" * 128)
+    keep[0x04] = 0x0F & ~(white_kingside | white_queenside)  # e1
+    keep[0x07] = 0x0F & ~white_kingside  # h1
+    keep[0x00] = 0x0F & ~white_queenside  # a1
+    keep[0x74] = 0x0F & ~(black_kingside | black_queenside)  # e8
+    keep[0x77] = 0x0F & ~black_kingside  # h8
+    keep[0x70] = 0x0F & ~black_queenside  # a8
+    return keep
+
+
+CASTLE_KEEP = _castle_keep()
+del _castle_keep
 
 # Zobrist keys below 2**30 so that they stay small ints on a 32-bit MicroPython. A fixed
 # xorshift generator makes the keys identical on every runtime (and across saved games).
