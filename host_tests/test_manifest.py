@@ -1,7 +1,9 @@
 # firmware/MANIFEST.md against the real imports: every firmware module is in its table once, and a
 # board booted on CPython (fake Pico hardware, in a fresh interpreter, as main.main() boots it)
 # loads exactly the modules the table says load at boot, for each LED driver. The Pico-only
-# modules (runs on: native, rp2) cannot load here; the table's word for them is checked by hand.
+# modules (runs on: native, rp2) cannot load here: for them, and for the modules loaded on first
+# use, the imports at each module's top are read instead (none may name a module that loads later
+# or runs on fewer runtimes).
 import json
 import os
 import subprocess
@@ -97,3 +99,49 @@ def test_flash_copies_no_module_that_runs_on_the_pc_only():
     pc = [path for path, (_, runs) in flash.module_table().items() if runs == "pc"]
     assert pc == ["hardware/fake.py"]
     assert all(p[:-3] + ".mpy" in flash.HOST_ONLY for p in pc)
+
+
+def _top_level_imports(path):
+    """The firmware modules (as table paths) a file imports when it is itself imported: its import
+    statements outside any function or class body."""
+    import ast
+
+    with open(os.path.join(FIRMWARE, path)) as f:
+        tree = ast.parse(f.read())
+    table = flash.module_table()
+
+    def as_path(name):
+        for candidate in (name.replace(".", "/") + ".py", name.replace(".", "/") + "/__init__.py"):
+            if candidate in table:
+                return candidate
+        return None
+
+    found = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Import):
+            found.update(as_path(a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(as_path(node.module))
+            found.update(as_path(node.module + "." + a.name) for a in node.names)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    found.discard(None)
+    found.discard(path)
+    return found
+
+
+def test_no_module_imports_at_its_top_a_module_that_loads_later_or_runs_on_fewer_runtimes():
+    # What the CPython boot above cannot see: the Pico's own paths (native, rp2), and modules
+    # that load on first use, must be imported inside the functions that need them.
+    table = flash.module_table()
+    when = {"boot": 0, "boot: ws2812": 0, "boot: max7219": 0, "build": 0, "first use": 1, "never": 2}
+    for path, (loads, runs) in table.items():
+        for imported in _top_level_imports(path):
+            their_loads, their_runs = table[imported]
+            assert when[their_loads] <= when[loads], "%s (%s) imports %s (%s)" % (path, loads, imported, their_loads)
+            if runs == "all":
+                assert their_runs == "all", "%s runs everywhere, but imports %s (%s)" % (path, imported, their_runs)
