@@ -122,6 +122,23 @@ class Link:
             for b in data:
                 self._byte(b)
 
+    def feed_chesslink(self, data):
+        """Bytes from a channel that carries ChessLink alone (the BLE service of Millennium's boards):
+        its messages, split anywhere; any other byte is ignored, as a Millennium board ignores it,
+        so no board command or CPP line reaches the game through it."""
+        for b in data:
+            if self._in_message:
+                if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
+                    self._in_message = self._chesslink_byte(b, False)
+                    continue
+                self.chesslink.drop()
+                self._in_message = False
+            if (b & 0x7F) in _CHESSLINK_LETTERS:
+                self._message_at = self.now
+                self._in_message = self._chesslink_byte(b, True)
+            elif self.chesslink is not None:
+                self.chesslink.ignored += 1
+
     def _byte(self, b):
         if self._in_message:
             if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:

@@ -250,6 +250,11 @@ class ChessLink:
                 self._sent_at = now
                 self._write(self._status) if self._checked() else self._write(self._status[:65])
 
+    def report_due(self):
+        """Send the status at the next poll (in the modes that report): a host that came back
+        after its connection dropped learns what changed meanwhile."""
+        self._report = True
+
     def leave(self):
         self._release_leds()
 
