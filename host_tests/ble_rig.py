@@ -120,12 +120,27 @@ class Phone:
     def scan(self, service_uuid, timeout=1.0):
         """The advertisement of the first device that advertises `service_uuid`, or None."""
         want = UUID(service_uuid)
+
+        def match(adv):
+            uuids = adv.data.get_all(AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS)
+            return want in [u for item in uuids for u in (item if isinstance(item, list) else [item])]
+
+        return self._scan(match, timeout)
+
+    def scan_name(self, part, timeout=1.0):
+        """The advertisement of the first device whose name contains `part`, or None."""
+
+        def match(adv):
+            name = adv.data.get(AdvertisingData.COMPLETE_LOCAL_NAME)
+            return name is not None and part in (name if isinstance(name, str) else name.decode())
+
+        return self._scan(match, timeout)
+
+    def _scan(self, match, timeout):
         found = self.rig.loop.create_future()
 
         def seen(adv):
-            uuids = adv.data.get_all(AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS)
-            flat = [u for item in uuids for u in (item if isinstance(item, list) else [item])]
-            if want in flat and not found.done():
+            if match(adv) and not found.done():
                 found.set_result(adv)
 
         async def go():

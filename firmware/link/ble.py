@@ -145,7 +145,7 @@ class BleLink:
         self._out = []  # (value handle, bytes) waiting to be notified
         self._held = bytearray(0)  # a CPP write piece waiting for its rest
         self._held_at = 0
-        self._chesslink_fresh = False  # no ChessLink message yet on this connection
+        self._chesslink_fresh = False  # a host back after a drop, its first message not yet in
         self._to_refuse = []
         radio = bluetooth.BLE()
         self.radio = radio
@@ -241,7 +241,8 @@ class BleLink:
                 return
             self.connection = conn
             self.mtu = DEFAULT_MTU
-            self._chesslink_fresh = True
+            # A ChessLink session from an earlier connection: its host gets the status again.
+            self._chesslink_fresh = self.link.chesslink is not None
             try:
                 self.radio.gattc_exchange_mtu(conn)
             except (AttributeError, OSError):  # a stack without the GATT client: the central decides

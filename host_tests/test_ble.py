@@ -1,0 +1,410 @@
+# The board over Bluetooth LE (firmware/link/ble.py, docs/spec.md section 9) with a real BLE stack
+# on both ends: the firmware's transport runs on bumble through the project's adapter of
+# MicroPython's `bluetooth` API (ble_adapter.py, which delivers long writes in pieces as the Pico W's
+# BTstack does), and bumble centrals play the phones (ble_rig.py), on bumble's in-process link.
+#
+# CPP is checked by test_cpp's grammar-checking central, ChessLink by a client that frames messages
+# as python-mchess does (block check, odd parity) and reassembles the board's notifications by the
+# message lengths of ChessLink; both sessions are also run over the USB link, and must say the same
+# lines (the same bytes) in the same order.
+import chess
+import pytest
+from ble_rig import BleCentralRig, BleRig
+from core.position import STARTING_FEN, parse_square
+from link import CHESSLINK, CPP
+from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, advertising
+from test_chesslink import START_STATUS, message
+from test_cpp import ALL, Central
+from test_link import START_PLACEMENT, Rig
+
+pytest.importorskip("bumble", reason="bumble (requirements-dev.txt) is the phone of these tests")
+
+
+@pytest.fixture
+def rigs():
+    made = []
+
+    def make(**kw):
+        rig = BleRig(**kw)
+        made.append(rig)
+        return rig
+
+    yield make
+    for rig in made:
+        rig.close()
+
+
+class LoggingCentral(Central):
+    """test_cpp's central, keeping every line the board sent (take() empties only `received`)."""
+
+    def __init__(self, rig):
+        super().__init__(rig)
+        self.log = []
+
+    def _check(self, line):
+        super()._check(line)
+        self.log.append(line)
+
+
+def _central(rig, phone):
+    return LoggingCentral(BleCentralRig(rig, phone))
+
+
+# ------------------------------------------------------------------------------ finding the board
+
+
+def test_advertising_carries_the_cpp_service_and_the_millennium_name():
+    adv, resp = advertising("both")
+    assert len(adv) <= 31 and len(resp) <= 31
+    assert bytes(reversed(bytes.fromhex(CPP_SERVICE.replace("-", ""))))  in adv
+    assert CHESSLINK_NAME.encode() in resp
+    adv, resp = advertising("chesslink")
+    assert CHESSLINK_NAME.encode() in adv  # Millennium apps match the name
+    adv, resp = advertising("cpp")
+    assert CHESSLINK_NAME.encode() not in adv + resp
+
+
+def test_a_phone_finds_the_board_by_its_cpp_service_and_a_millennium_app_by_name(rigs):
+    rig = rigs()
+    phone = rig.phone()
+    adv = phone.scan(CPP_SERVICE)
+    assert adv is not None
+    rig = rigs(services="chesslink")
+    phone = rig.phone()
+    adv = phone.scan_name(CHESSLINK_NAME)
+    assert adv is not None
+    phone.connect(adv.address)
+    assert "chesslink_rx" in phone.chars and "cpp_rx" not in phone.chars  # only ChessLink offered
+
+
+# ------------------------------------------------------------------------------ CPP
+
+
+def _a_round(rig, c):
+    """A round: negotiation, begin, moves both ways with the hands, a central move refused by
+    the board's LEDs until made, end."""
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + " w")
+    rig.play("e2e4")
+    c.run(0)
+    c.accept()
+    c.move("e7e5")
+    rig.play("e7e5")
+    c.run(0)
+    rig.play("g1f3")
+    c.run(0)
+    c.accept()
+    c.move("b8c6")
+    rig.play("b8c6")
+    rig.play("f1c4")
+    c.run(0)
+    c.accept()
+    c.move("g8f6")
+    rig.play("g8f6")
+    rig.play("e1g1")  # castling: king then rook
+    c.run(0)
+    c.accept()
+    c.end("undefined")
+    rig.lift("h7", ms=300)  # after end: silence
+    c.run(0)
+
+
+@pytest.mark.parametrize("raise_mtu", [247, None])
+def test_a_whole_cpp_round_says_the_same_lines_as_usb(rigs, raise_mtu):
+    usb = Rig()
+    cu = LoggingCentral(usb)
+    _a_round(usb, cu)
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect(raise_mtu=raise_mtu)  # None: the board asks for the MTU itself
+    assert phone.mtu == 247 and rig.ble.mtu == 247
+    c = _central(rig, phone)
+    _a_round(rig, c)
+    assert c.log == cu.log
+    assert rig.ble.link.dialect == CPP and rig.ble.link.errors == 0
+    assert rig.game.uci_moves() == usb.game.uci_moves() == ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1"]
+
+
+def test_the_usb_console_works_while_an_app_is_connected(rigs):
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + " w")
+    rig.play("d2d4")
+    c.run(0)
+    assert rig.ask("status")[0].startswith("status phase=play mode=strict turn=b moves=1")
+    pgn = rig.ask("pgn")
+    assert pgn[0].startswith("pgn ") and "1. d4 *" in pgn
+    assert c.take() == ["sync " + START_PLACEMENT + " w", "move d2d4"]  # nothing of the console
+
+
+def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
+    rig = rigs()
+    phone = rig.phone(mtu=23)  # an old phone's stack: answers the board's MTU request with 23
+    phone.connect()
+    assert phone.mtu == 23 and rig.ble.mtu == 23
+    # 62 bytes: BTstack hands over 4 writes of at most 18 bytes.
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    before = len(rig.radio.writes)
+    phone.write("begin " + fen)
+    pieces = [v for _, v in rig.radio.writes[before:]]
+    assert [len(p) for p in pieces] == [18, 18, 18, 8]
+    assert rig.game.fen() == fen and rig.ble.link.cpp.round
+    # Its answer (sync and the FEN, 62 bytes) cannot go in one notification at MTU 23: not cut,
+    # not sent, and the USB console says why.
+    assert phone.take() == []
+    assert any("does not fit MTU 23" in text for text in rig.console)
+    # 36 bytes, two whole pieces: held until HOLD_MS passed without a rest.
+    before = len(rig.radio.writes)
+    phone.write("begin 4k3/8/8/8/8/8/8/4K3 w - - 10 1")
+    assert [len(v) for _, v in rig.radio.writes[before:]] == [18, 18]
+    assert rig.ble.holding
+    rig.run(HOLD_MS + 10)
+    assert not rig.ble.holding and rig.game.fen() == "4k3/8/8/8/8/8/8/4K3 w - - 10 1"
+    # A whole command of exactly 18 bytes followed by another: both run at once, in order.
+    phone.write("feature undo_offer", poll=False)
+    phone.write("feature msg")
+    assert [v.decode() for v in phone.take()] == ["ok", "ok"]
+    assert rig.ble.link.cpp.has("undo_offer") and rig.ble.link.cpp.has("msg")
+
+
+def test_garbage_cpp_writes_get_one_err_each_and_change_nothing(rigs):
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + " w")
+    fen = rig.game.fen()
+    for garbage in (b"\xff\xfe\x00", b"hello there", b"S", b"move e2e4\nnew", b"begin not/a/fen w", b"\r\n"):
+        phone.write(garbage)
+        got = [v.decode() for v in phone.take()]
+        if garbage == b"\r\n":
+            assert got == []  # an empty write: nothing to answer
+        else:
+            assert len(got) == 1 and got[0].startswith("err "), (garbage, got)
+    assert rig.game.fen() == fen and rig.ble.link.dialect == CPP and rig.ble.link.cpp.round
+    c.query = "feature msg"  # the session goes on
+    c.send(c.query)
+    rig.play("e2e4")
+    c.run(0)
+    assert c.take()[-1] == "move e2e4"
+
+
+def test_cpp_disconnect_mid_move_and_reconnect(rigs):
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + " w")
+    rig.play("e2e4")
+    c.run(0)
+    c.accept()
+    c.move("e7e5")
+    rig.play("e7e5")
+    c.run(0)
+    assert c.take()[-1] == "moved"
+    rig.lift("g1")  # the knight in the air ...
+    phone.disconnect()  # ... when the phone walks out of range
+    assert rig.ble.connection < 0 and rig.ble.link.dialect is None
+    rig.place("f3", ms=400)  # the move is made while nobody listens
+    assert rig.game.uci_moves() == ["e2e4", "e7e5", "g1f3"]  # nothing lost on the board
+    assert rig.radio.advertising is not None  # found again
+    phone.connect()
+    c = _central(rig, phone)  # the app starts its driver again: features, variant, begin
+    c.negotiate(ALL)
+    c.begin(" ".join(rig.game.fen().split()[:2]))  # the app's game: it saw g1f3 (its own record)
+    assert c.log[-1] == "sync " + " ".join(rig.game.fen().split()[:2])
+    assert rig.game.uci_moves() == ["e2e4", "e7e5", "g1f3"]  # the board kept its game and record
+    # The app that missed the move begins from its own game: unsync, and the LEDs guide it there.
+    phone.disconnect()
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w")
+    assert c.take()[-1] == "unsync rnbqkbnr/pppp1ppp/8/4p3/4P3/5?2/PPPP1PPP/RNBQKB1R w"
+    rig.lift("f3")
+    rig.place("g1", ms=400)
+    c.run(0)
+    assert c.take()[-1] == "sync rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"
+
+
+def test_a_second_central_is_refused_and_the_first_goes_on(rigs):
+    rig = rigs()
+    first = rig.phone()
+    first.connect()
+    c = _central(rig, first)
+    c.negotiate(("msg",))
+    second = rig.phone()
+    assert second.scan(CPP_SERVICE, timeout=0.3) is None  # not advertising while an app is connected
+    # A stack that advertises on while connected: the second central connects and is dropped.
+    first.disconnect()
+    rig.radio.keep_advertising = True
+    first.connect()
+    c = _central(rig, first)
+    c.negotiate(("msg",))
+    second.connect(service=CPP_SERVICE)
+    rig.run(20)
+    assert second.disconnected and rig.ble.refused == 1
+    assert any("second app refused" in text for text in rig.console)
+    c.query = "feature check"
+    c.send("feature check")
+    assert c.query is None and "check" in c.features and not first.disconnected
+
+
+# ------------------------------------------------------------------------------ ChessLink
+
+_LENGTHS = {"v": 7, "s": 67, "l": 3, "x": 3, "w": 7, "r": 7, "i": 9}
+
+
+class ChessLinkClient:
+    """The host's side of ChessLink over BLE, as python-mchess's BLE transport does it: messages
+    with their block check (and odd parity when asked), written with response, and the board's
+    notifications joined into messages by their letters' lengths."""
+
+    def __init__(self, phone, parity):
+        self.phone = phone
+        self.parity = parity
+        self.stream = b""
+        self.notifications = []  # sizes of every notification received
+        self.raw = b""  # every byte received
+
+    def send(self, body):
+        self.phone.write(message(body, self.parity), name="chesslink_rx")
+
+    def messages(self):
+        got = self.phone.take("chesslink")
+        self.notifications += [len(v) for v in got]
+        self.raw += b"".join(got)
+        out, self.stream = parse(self.stream + b"".join(got), self.parity)
+        return out
+
+
+def parse(stream, parity):
+    """(the whole messages at the start of `stream`, checked and without their check, the rest)."""
+    out = []
+    while stream:
+        n = _LENGTHS[chr(stream[0] & 0x7F)]
+        if len(stream) < n:
+            break
+        msg = bytes(b & 0x7F for b in stream[:n])
+        if parity:
+            assert all(bin(b).count("1") % 2 == 1 for b in stream[:n]), "parity"
+        check = 0
+        for b in msg[:-2]:
+            check ^= b
+        assert msg[-2:] == b"%02X" % check, msg
+        out.append(msg[:-2].decode())
+        stream = stream[n:]
+    return out, stream
+
+
+def _status(board):
+    rows = []
+    for rank in range(7, -1, -1):
+        for file in range(8):
+            piece = board.piece_at(chess.square(file, rank))
+            rows.append(piece.symbol() if piece else ".")
+    return "s" + "".join(rows)
+
+
+def _chesslink_game(rig, send, read):
+    """V, reports on every change, S, a few moves with the hands (the last status after each must
+    be the position), LEDs lit and released by the host, I."""
+    board = chess.Board()
+    got = []
+
+    def say(body):
+        send(body)
+        rig.run(100)  # python-mchess writes about 0.1 s apart
+
+    say("V")
+    say("W0203")
+    say("S")
+    got += read()
+    for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5c6"):
+        rig.play(uci)
+        board.push_uci(uci)
+        got += read()
+        assert got[-1] == _status(board), uci
+    say("L32" + "00" * 81)
+    say("X")
+    say("I")
+    got += read()
+    return got
+
+
+@pytest.mark.parametrize("mtu,parity", [(23, True), (247, False)])
+def test_a_chesslink_game_says_the_same_bytes_as_usb(rigs, mtu, parity):
+    usb = Rig()
+    sent = []
+
+    def usb_send(body):
+        usb.send(message(body, parity))
+
+    def usb_read():
+        sent.append(b"".join(x for x in usb.out if isinstance(x, bytes)))
+        usb.out.clear()
+        return parse(b"".join(sent), parity)[0][-1:]
+
+    _chesslink_game(usb, usb_send, usb_read)
+    usb_bytes = b"".join(sent)
+    rig = rigs()
+    phone = rig.phone(mtu=mtu)
+    phone.connect(raise_mtu=None)
+    assert rig.ble.mtu == mtu
+    client = ChessLinkClient(phone, parity)
+    got = _chesslink_game(rig, client.send, client.messages)
+    # (Until W0203 the board reports every scan, ChessLink's default: status reports between.)
+    assert got[0] == "v0103" and "w0203" in got and got[got.index("w0203") + 1] == "s" + START_STATUS
+    assert got[-3:] == ["l", "x", "i0055mm"]
+    assert rig.ble.link.dialect == CHESSLINK
+    # Split as a Millennium board splits its stream: notifications of at most MTU-3 bytes; the
+    # status report (67 bytes) in 20, 20, 20 and 7 at MTU 23.
+    assert max(client.notifications) <= mtu - 3
+    if mtu == 23:
+        sizes = ",".join(str(n) for n in client.notifications)
+        assert sizes.startswith("7,") and ",20,20,20,7," in sizes
+    assert client.raw == usb_bytes  # the same bytes as USB, in the same order
+
+
+def test_chesslink_garbage_is_ignored_and_changes_nothing(rigs):
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    client = ChessLinkClient(phone, False)
+    client.send("W0201")  # no automatic reports: anything that comes is an answer
+    assert client.messages() == ["w0201"]
+    fen = rig.game.fen()
+    for garbage in (b"hello\n", b"new\n", b"V00", b"\xff\xfe", b"begin 8/8/8/8/8/8/8/8 w\n"):
+        phone.write(garbage, name="chesslink_rx")
+        rig.run(10)
+    assert client.messages() == [] and phone.take("cpp") == []
+    assert rig.game.fen() == fen and rig.ble.link.dialect in (None, CHESSLINK)
+    client.send("V")
+    assert client.messages() == ["v0103"]
+
+
+def test_chesslink_reconnection_gets_the_status_with_what_changed(rigs):
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    client = ChessLinkClient(phone, True)
+    client.send("W0203")
+    client.send("S")
+    assert client.messages()[-1] == "s" + START_STATUS
+    rig.lift("e2")  # mid-move ...
+    assert client.messages()[-1][1 + 52] == "."
+    phone.disconnect()  # ... the host's phone drops
+    rig.place("e4", ms=400)
+    assert rig.game.uci_moves() == ["e2e4"]
+    phone.connect()
+    client.send("V")  # the host's first message after reconnecting
+    rig.run(20)
+    got = client.messages()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert got[0] == "v0103" and got[-1] == _status(board)
