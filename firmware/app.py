@@ -68,6 +68,7 @@ class App:
         self.save_due = False  # the game changed since the last save (see SAVE_QUIET_MS)
         self.steps = 0
         self.selftest = None  # a bring-up test (selftest.py) running: it has the matrix and LEDs
+        self.ble = None  # the Bluetooth LE link (link/ble.py) while it is on (a Pico W's radio)
 
     def start(self, now):
         """Power-up: read the board, resume the saved game or start one, light the LEDs."""

@@ -52,6 +52,9 @@ LED_CHAINS = ("serpentine", "rows")
 MODES = ("strict", "casual")
 PROMOTION_PIECES = ("q", "r", "b", "n")
 OPPONENTS = ("none", "white", "black")
+# Bluetooth LE on a Pico W (link/ble.py, SPEC 9): the services the board offers to phone apps;
+# "off" (and any Pico without the radio) leaves the radio off.
+BLE_SERVICES = ("off", "cpp", "chesslink", "both")
 FILES = "abcdefgh"
 
 # SPEC section 3: a board that matches a legal move commits it within 500 ms of its last transition.
@@ -118,6 +121,9 @@ FIELDS = (
     ("commit_delay_ms", _INT, 200, 0, COMMIT_LIMIT_MS),
     # Where the game in progress is saved so a power cut does not lose it.
     ("save_path", _PATH, "game.sav", None, None),
+    # Bluetooth LE (Pico W): "cpp" for the CPP apps, "chesslink" for the apps of Millennium
+    # boards, "both", or "off". See docs/bluetooth.md.
+    ("ble", _CHOICE, "off", BLE_SERVICES, None),
 )
 
 

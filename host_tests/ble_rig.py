@@ -38,6 +38,7 @@ class BleRig(Rig):
         self.air = LocalLink()
         self.console = []  # what the BLE link told the USB console
         self.phones = []
+        self.others = []  # radios of boards made by radio_of_another_board
         self.call(self._construct(services))
         self.settle()
 
@@ -48,6 +49,7 @@ class BleRig(Rig):
         self.bluetooth = Bluetooth(self.device)
         self.radio = self.bluetooth.radio
         self.ble = BleLink(self.bluetooth, self.app, services, self.console.append)
+        self.app.ble = self.ble  # as main.py wires it: the USB `ble` command finds it there
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -71,14 +73,28 @@ class BleRig(Rig):
             self.vm.now_ms = self.t
             self.app.step(self.t)
             self.link.poll(self.t)
-            self.ble.poll(self.t)
+            if self.app.ble is not None:
+                self.app.ble.poll(self.t)
             self.settle()
 
     def poll(self):
         """The BLE link's turn without a scan (what it answers to what just arrived)."""
         self.settle()
-        self.ble.poll(self.t)
+        if self.app.ble is not None:
+            self.app.ble.poll(self.t)
         self.settle()
+
+    def radio_of_another_board(self, n=2):
+        """MicroPython's `bluetooth` for one more board on the same air (main.py's wiring tests)."""
+
+        async def make():
+            device = _device(self.air, "board%d" % n, n)
+            await device.power_on()
+            return Bluetooth(device)
+
+        bluetooth = self.call(make())
+        self.others.append(bluetooth.radio)
+        return bluetooth
 
     def phone(self, mtu=517, n=None):
         p = Phone(self, mtu, n if n is not None else 10 + len(self.phones))
@@ -93,6 +109,8 @@ class BleRig(Rig):
                 except Exception:  # noqa: BLE001 - already gone
                     pass
         self.radio.stop()
+        for radio in self.others:
+            radio.stop()
         self.settle()
         self.loop.close()
 

@@ -408,3 +408,72 @@ def test_chesslink_reconnection_gets_the_status_with_what_changed(rigs):
     board = chess.Board()
     board.push_uci("e2e4")
     assert got[0] == "v0103" and got[-1] == _status(board)
+
+
+# ------------------------------------------------------------------------------ wiring and settings
+
+
+def test_main_wires_ble_on_a_pico_w_and_polls_it_every_scan(rigs, monkeypatch, tmp_path):
+    import config
+    import main
+    from test_main_loop import FakePico
+
+    monkeypatch.chdir(tmp_path)
+    rig = rigs()  # the air, its loop and a phone
+    bluetooth = rig.radio_of_another_board()
+    rig.radio.gap_advertise(None)  # the rig's own board goes quiet: only main.py's advertises
+    rig.settle()
+    settings = config.Settings().updated({"ble": "cpp", "status_led_pin": "LED"})  # a Pico W's LED
+    pico = FakePico(settings)
+    out = []
+    board = rig.call(_build(main, settings, pico, out, bluetooth))
+    assert board.app.ble is not None and board.app.ble.services == "cpp"
+    board.start(0)
+    phone = rig.phone()
+    adv = phone.scan(CPP_SERVICE)
+    assert adv is not None and adv.address == bluetooth.radio.device.random_address
+    phone.connect(adv.address)
+    phone.write("feature msg", poll=False)
+    for t in range(5, 50, 5):
+        board.tick(t)
+        rig.settle()
+    assert [v.decode() for v in phone.take()] == ["ok"]
+
+
+async def _build(main, settings, pico, out, bluetooth):
+    return main.build(settings, pico.machine, pico.neopixel, out.append, bluetooth=bluetooth)
+
+
+def test_ble_on_a_pico_without_radio_says_so_and_the_board_plays_on(monkeypatch, tmp_path):
+    import config
+    import main
+    from test_main_loop import FakePico
+
+    monkeypatch.chdir(tmp_path)
+    settings = config.Settings().updated({"ble": "both"})
+    pico = FakePico(settings)
+    out = []
+    board = main.build(settings, pico.machine, pico.neopixel, out.append)  # CPython: no `bluetooth`
+    assert board.app.ble is None
+    board.link.use("board")
+    assert any("no Bluetooth radio" in line for line in out)
+
+
+def test_the_ble_command_reports_and_saves_the_setting(rigs, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "board.json").write_text('{"brightness": 30}')
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    status = rig.ask("ble")
+    assert status == ["ble services=both connected=yes mtu=247 dialect=- refused=0 dropped=0"]
+    assert rig.ask("ble cpp") == ["err ble: this board has no Bluetooth radio (a Pico W runs MicroPython's RPI_PICO_W build)"]
+    assert rig.ask("ble sometimes") == ["err ble takes off, cpp, chesslink or both"]
+    assert rig.ask("ble off") == ["ble off"]
+    rig.settle()
+    assert rig.app.ble is None and not rig.radio.active() and rig.radio.advertising is None
+    import config
+
+    saved = config.load(str(tmp_path / "board.json"))
+    assert saved.ble == "off" and saved.brightness == 30
+    assert rig.ask("ble") == ["ble services=off"]
