@@ -9,7 +9,7 @@ import sys
 
 import config
 from app import App
-from hardware.fake import FakeNeoPixel, VirtualReedMatrix
+from hardware.fake import FakeBluetooth, FakeNeoPixel, VirtualReedMatrix
 from hardware.matrix import MatrixScanner
 from hardware.ws2812 import Ws2812Leds
 from heap import can_count_bytes
@@ -32,95 +32,7 @@ class SkipTest(Exception):
 
 _IRQ_CENTRAL_CONNECT = 1
 _IRQ_CENTRAL_DISCONNECT = 2
-_IRQ_GATTS_WRITE = 3
 _IRQ_MTU_EXCHANGED = 21
-
-
-class FakeRadio:
-    """MicroPython's BLE object as the script drives it: what the firmware asked is recorded."""
-
-    def __init__(self):
-        self.handler = None
-        self.on = False
-        self.values = {}
-        self.notified = []  # (conn, handle, bytes)
-        self.advertising = None
-        self.disconnected = []
-        self.mtu_asked = []
-        self.calls_in_irq = 0  # radio calls other than gatts_read made from inside the handler
-        self._in_irq = False
-
-    def active(self, on=None):
-        if on is not None:
-            self.on = on
-        return self.on
-
-    def config(self, **kw):
-        pass
-
-    def irq(self, handler):
-        self.handler = handler
-
-    def gatts_register_services(self, table):
-        out = []
-        handle = 10
-        for _uuid, chars in table:
-            handles = []
-            for _c in chars:
-                handles.append(handle)
-                self.values[handle] = b""
-                handle += 2
-            out.append(tuple(handles))
-        return tuple(out)
-
-    def gatts_set_buffer(self, handle, size, append=False):
-        pass
-
-    def gatts_read(self, handle):
-        return self.values[handle]
-
-    def gatts_notify(self, conn, handle, data):
-        self._note()
-        self.notified.append((conn, handle, bytes(data)))
-
-    def gap_advertise(self, interval, adv_data=None, resp_data=None, connectable=True):
-        self._note()
-        self.advertising = None if interval is None else adv_data
-
-    def gap_disconnect(self, conn):
-        self._note()
-        self.disconnected.append(conn)
-
-    def gattc_exchange_mtu(self, conn):
-        self._note()
-        self.mtu_asked.append(conn)
-
-    def _note(self):
-        if self._in_irq:
-            self.calls_in_irq += 1
-
-    # the script: what the stack would report
-    def event(self, code, data):
-        self._in_irq = True
-        try:
-            self.handler(code, data)
-        finally:
-            self._in_irq = False
-
-    def write(self, conn, handle, data):
-        self.values[handle] = data
-        self.event(_IRQ_GATTS_WRITE, (conn, handle))
-
-
-class FakeBluetooth:
-    def __init__(self):
-        self.radio = FakeRadio()
-
-    def BLE(self):  # noqa: N802 - MicroPython's name
-        return self.radio
-
-    def UUID(self, text):  # noqa: N802 - MicroPython's name
-        return text
 
 
 def _board():
