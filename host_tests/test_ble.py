@@ -10,7 +10,6 @@
 import chess
 import pytest
 from ble_rig import BleCentralRig, BleRig
-from core.position import STARTING_FEN, parse_square
 from link import CHESSLINK, CPP
 from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, advertising
 from test_chesslink import START_STATUS, message
@@ -56,7 +55,7 @@ def _central(rig, phone):
 def test_advertising_carries_the_cpp_service_and_the_millennium_name():
     adv, resp = advertising("both")
     assert len(adv) <= 31 and len(resp) <= 31
-    assert bytes(reversed(bytes.fromhex(CPP_SERVICE.replace("-", ""))))  in adv
+    assert bytes(reversed(bytes.fromhex(CPP_SERVICE.replace("-", "")))) in adv
     assert CHESSLINK_NAME.encode() in resp
     adv, resp = advertising("chesslink")
     assert CHESSLINK_NAME.encode() in adv  # Millennium apps match the name
@@ -472,6 +471,7 @@ def test_the_ble_command_reports_and_saves_the_setting(rigs, monkeypatch, tmp_pa
     assert rig.ask("ble off") == ["ble off"]
     rig.settle()
     assert rig.app.ble is None and not rig.radio.active() and rig.radio.advertising is None
+    assert phone.disconnected and len(rig.app.listeners) == 1  # the USB link's alone
     import config
 
     saved = config.load(str(tmp_path / "board.json"))

@@ -75,7 +75,14 @@ class Link:
         self._in_message = False  # inside a ChessLink message
         self._message_at = 0
         self._held = []
-        app.listeners.append(self.on_event)
+        self._listener = self.on_event  # one bound method, so detach() finds it in the list
+        app.listeners.append(self._listener)
+
+    def detach(self):
+        """Stop listening to the App (a transport that closes: the BLE link turned off)."""
+        self.use(None)
+        if self._listener in self.app.listeners:
+            self.app.listeners.remove(self._listener)
 
     def _bytes_as_text(self, data):
         # A writer of text only: ChessLink's bytes go through it without their parity bit.

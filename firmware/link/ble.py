@@ -37,7 +37,7 @@
 # speaking) compares two values and allocates nothing.
 from micropython import const
 
-from link import CHESSLINK, CPP, CPP_WORDS, Link
+from link import CHESSLINK, CPP_WORDS, Link
 
 # Service and characteristic UUIDs (SPEC 9).
 CPP_SERVICE = "f5351050-b2c9-11ec-a0c0-b3bc53b08d33"
@@ -292,7 +292,11 @@ class BleLink:
                 pass
 
     def close(self):
-        """The radio off."""
+        """The radio off, and this link no longer told of the game (the USB `ble` command)."""
+        self.disconnect()
+        self.connection = _NO_CONNECTION
+        self._out.clear()
+        self.link.detach()
         self.radio.gap_advertise(None)
         self.radio.active(False)
 
