@@ -70,7 +70,9 @@ class BLE:
         self.connections = {}  # connection handle -> bumble Connection
         self.writes = []  # (value handle, bytes) of every write delivered to the firmware, for tests
         self.advertising = None  # (adv data, scan response) while advertising
-        self.keep_advertising = False  # a stack that advertises on while connected (tests of refusal)
+        # Tests of refusal: the stack goes on advertising while a central is connected, whatever
+        # the program asks (a second central that connected before the program's stop took effect).
+        self.keep_advertising = False
         self._ops = asyncio.Queue()
         self._busy = 0
         self._worker = asyncio.get_running_loop().create_task(self._work())
@@ -158,6 +160,8 @@ class BLE:
 
     def gap_advertise(self, interval_us, adv_data=None, resp_data=None, connectable=True):
         if interval_us is None:
+            if self.keep_advertising and self.connections:
+                return  # the race the tests of refusal stage: a stop that comes too late
             self.advertising = None
             self._op(self._stop_advertising)
             return

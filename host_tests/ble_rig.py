@@ -16,7 +16,6 @@ from bumble.link import LocalLink
 from ble_adapter import Bluetooth, random_address
 from link.ble import (
     CHESSLINK_NOTIFY,
-    CHESSLINK_SERVICE,
     CHESSLINK_WRITE,
     CPP_RX,
     CPP_SERVICE,

@@ -241,6 +241,9 @@ class BleLink:
                 return
             self.connection = conn
             self.mtu = DEFAULT_MTU
+            # One app at a time: no second phone finds the board meanwhile (BTstack would go on
+            # advertising while it has room for more connections).
+            self.radio.gap_advertise(None)
             # A ChessLink session from an earlier connection: its host gets the status again.
             self._chesslink_fresh = self.link.chesslink is not None
             try:

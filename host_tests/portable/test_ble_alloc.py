@@ -86,6 +86,7 @@ def test_the_handler_only_queues_and_idle_scans_allocate_nothing():
     assert ble.connection < 0 and radio.mtu_asked == []  # nothing done inside the handler
     t = _steps(app, vm, ble, t, t + 10)
     assert ble.connection == 7 and radio.mtu_asked == [7]
+    assert radio.advertising is None  # one app at a time: no second phone finds the board
     radio.event(_IRQ_MTU_EXCHANGED, (7, 247))
     t, connected = _idle_bytes(app, vm, ble, t, measure)
     assert ble.mtu == 247
@@ -100,7 +101,7 @@ def test_the_handler_only_queues_and_idle_scans_allocate_nothing():
     radio.event(_IRQ_CENTRAL_CONNECT, (8, 0, b""))
     radio.write(8, ble.chesslink_write, b"W0203" + b"%02X" % (0x57 ^ 0x30 ^ 0x32 ^ 0x30 ^ 0x33))
     t = _steps(app, vm, ble, t, t + 10)
-    assert ble.connection == 8 and radio.calls_in_irq == 0
+    assert ble.connection == 8 and radio.calls_in_irq == 0 and radio.advertising is None
     chesslink = b"".join(data for _c, h, data in radio.notified if h == ble.chesslink_notify)
     assert chesslink.startswith(b"w0203")
     t, reporting = _idle_bytes(app, vm, ble, t, measure)
