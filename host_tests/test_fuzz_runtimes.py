@@ -1,5 +1,5 @@
 """The USB link fuzz (host_tests/portable/test_fuzz_link.py) and its three dialects
-(test_link_dialects.py) and the BLE link's allocation check (test_ble_alloc.py) on the MicroPython unix port, with a heap big enough (640 kB) to compile the whole
+(test_link_dialects.py) on the MicroPython unix port, with a heap big enough (640 kB) to compile the whole
 board from .py (at 200 kB the portable run skips them: the Pico loads .mpy files and needs no
 compiler memory)."""
 import os
@@ -11,7 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 
 
-@pytest.mark.parametrize("module, tests", [("test_fuzz_link", 1), ("test_link_dialects", 2), ("test_ble_alloc", 1)])
+@pytest.mark.parametrize("module, tests", [("test_fuzz_link", 1), ("test_link_dialects", 2)])
 def test_link_fuzz_on_micropython(module, tests):
     if not os.path.exists(MICROPYTHON):
         pytest.fail("no MicroPython in .venv: make test installs it")

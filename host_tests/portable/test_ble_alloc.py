@@ -16,7 +16,7 @@ from heap import can_count_bytes
 from link.ble import BleLink
 
 # Compiling the board with BLE and both dialects from .py needs more than a 200 kB heap on the unix
-# port: there this skips, and host_tests/test_fuzz_runtimes.py runs it with 640 kB (the Pico loads
+# port: there this skips, and host_tests/test_ble_micropython.py runs it with 768 kB (the Pico loads
 # .mpy files and needs no compiler memory).
 SMALL = (
     sys.implementation.name == "micropython"
