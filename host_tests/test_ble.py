@@ -493,3 +493,25 @@ def test_the_ble_command_reports_and_saves_the_setting(rigs, monkeypatch, tmp_pa
     saved = config.load(str(tmp_path / "board.json"))
     assert saved.ble == "off" and saved.brightness == 30
     assert rig.ask("ble") == ["ble services=off"]
+
+
+def test_the_ble_command_switches_services_at_once(tmp_path):
+    import json
+
+    from hardware.fake import FakeBluetooth
+    from link.ble_command import run
+
+    usb = Rig()
+    path = str(tmp_path / "board.json")
+    first = FakeBluetooth()
+    run(usb.link, "chesslink", path, bluetooth=first)
+    assert usb.lines() == ["ble chesslink"]
+    assert usb.app.ble.services == "chesslink" and first.radio.on
+    assert CHESSLINK_NAME.encode() in first.radio.advertising  # the name in the advertisement itself
+    second = FakeBluetooth()
+    run(usb.link, "cpp", path, bluetooth=second)
+    assert usb.lines() == ["ble cpp"]
+    assert not first.radio.on and second.radio.on and usb.app.ble.services == "cpp"
+    assert len(usb.app.listeners) == 2  # the USB link's and the new BLE link's, not the old one's
+    with open(path) as f:
+        assert json.load(f) == {"ble": "cpp"}
