@@ -515,3 +515,33 @@ def test_the_ble_command_switches_services_at_once(tmp_path):
     assert len(usb.app.listeners) == 2  # the USB link's and the new BLE link's, not the old one's
     with open(path) as f:
         assert json.load(f) == {"ble": "cpp"}
+
+
+def test_a_flood_of_writes_loses_what_one_scan_cannot_hold_and_says_so():
+    from hardware.fake import FakeBluetooth
+    from link.ble import BleLink
+
+    usb = Rig()
+    bt = FakeBluetooth()
+    ble = BleLink(bt, usb.app, "cpp", usb.link.info)
+    usb.app.ble = ble
+    bt.radio.event(1, (3, 0, b""))  # an app connects ...
+    ble.poll(0)
+    for _ in range(40):  # ... and writes 40 commands between two scans
+        bt.radio.write(3, ble.cpp_rx, b"feature msg")
+    bt.radio.event(2, (3, 0, b""))  # then goes: its going is never lost
+    ble.poll(5)
+    assert ble.connection < 0
+    bt.radio.event(1, (4, 0, b""))  # the same again, the app staying this time
+    ble.poll(10)
+    for _ in range(40):
+        bt.radio.write(4, ble.cpp_rx, b"feature msg")
+    for t in range(15, 100, 5):
+        ble.poll(t)
+        assert len(bt.radio.notified) <= 4 * (t // 5 - 2)  # at most 4 notifications a scan
+    answers = [data for _c, h, data in bt.radio.notified if h == ble.cpp_tx]
+    assert answers == [b"ok"] * 32
+    bt.radio.event(2, (4, 0, b""))
+    ble.poll(100)
+    assert ble.connection < 0 and bt.radio.advertising is not None
+    assert usb.ask("ble")[-1] == "ble services=cpp connected=no mtu=23 dialect=- refused=0 dropped=16"

@@ -73,8 +73,8 @@ PREFERRED_MTU = const(247)
 HOLD_MS = const(250)
 # Advertising interval (the apps scan for a few seconds; 100 ms is what phones find at once).
 ADV_INTERVAL_US = const(100000)
-# Radio events kept between two scans at most (a central writing faster than 200 writes a second
-# loses the rest, and the USB console says so).
+# Writes kept between two scans at most: a central writing faster than that loses the rest (the
+# USB `ble` command counts them among the dropped).
 _QUEUE_MAX = const(32)
 # Notifications handed to the radio per scan: the rest wait for the next one (5 ms later).
 _NOTIFY_PER_TURN = const(4)
@@ -124,6 +124,13 @@ def complete_cpp(text):
     return True
 
 
+def _whole_command(data):
+    try:
+        return complete_cpp(bytes(data).decode())
+    except UnicodeError:  # not text: no command at all, so the next write is its rest
+        return False
+
+
 class BleLink:
     """The BLE transport. bluetooth: MicroPython's `bluetooth` module (or the host tests' adapter);
     app: the App; services: one of SERVICES but OFF; console(text): messages for a person (the USB
@@ -146,7 +153,6 @@ class BleLink:
         self._held = bytearray(0)  # a CPP write piece waiting for its rest
         self._held_at = 0
         self._chesslink_fresh = False  # a host back after a drop, its first message not yet in
-        self._to_refuse = []
         radio = bluetooth.BLE()
         self.radio = radio
         radio.active(True)
@@ -204,8 +210,8 @@ class BleLink:
             item = (_EV_MTU, data[0], data[1])
         else:
             return
-        if len(self._queue) < _QUEUE_MAX:
-            self._queue.append(item)
+        if len(self._queue) < _QUEUE_MAX or item[0] != _EV_CPP and item[0] != _EV_CHESSLINK:
+            self._queue.append(item)  # a connection's coming and going is never dropped
         else:
             self.lost += 1
 
@@ -310,7 +316,7 @@ class BleLink:
         held = self._held
         if held:
             self._held = bytearray(0)
-            if complete_cpp(bytes(held).decode("ascii", "replace")) and self._starts_command(data):
+            if _whole_command(held) and self._starts_command(data):
                 self._run_cpp(held)
             else:
                 data = bytes(held) + data
