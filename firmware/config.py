@@ -314,6 +314,13 @@ class Settings:
                 "8 rows x %d us is over half the %d ms scan period"
                 % (self.settle_us, self.scan_period_ms),
             )
+        if self.ble != "off" and self.status_led_pin == ONBOARD_LED_GPIO:
+            # Bluetooth means a Pico W, where GP25 is the radio chip's SPI chip select: driving it
+            # as the status LED would cut the radio off.
+            raise SettingsError(
+                "status_led_pin",
+                'GP25 is the radio\'s chip select on a Pico W: use "LED" (or null) with ble "%s"' % self.ble,
+            )
 
     def _check_spi(self):
         # RP2040 function table: GPIO n belongs to SPI block (n >> 3) & 1, and n % 4 gives its role:

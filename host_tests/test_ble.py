@@ -465,7 +465,7 @@ def test_ble_on_a_pico_without_radio_says_so_and_the_board_plays_on(monkeypatch,
     from test_main_loop import FakePico
 
     monkeypatch.chdir(tmp_path)
-    settings = config.Settings().updated({"ble": "both"})
+    settings = config.Settings().updated({"ble": "both", "status_led_pin": "LED"})
     pico = FakePico(settings)
     out = []
     board = main.build(settings, pico.machine, pico.neopixel, out.append)  # CPython: no `bluetooth`
@@ -504,6 +504,14 @@ def test_the_ble_command_switches_services_at_once(tmp_path):
     usb = Rig()
     path = str(tmp_path / "board.json")
     first = FakeBluetooth()
+    # A board.json the next start would refuse is not written: GP25 is a Pico W's radio.
+    run(usb.link, "chesslink", path, bluetooth=first)
+    assert usb.lines() == [
+        'err ble: not saved: status_led_pin: GP25 is the radio\'s chip select on a Pico W: use "LED" (or null) with ble "chesslink"'
+    ]
+    assert usb.app.ble is None and not first.radio.on
+    with open(path, "w") as f:
+        json.dump({"status_led_pin": "LED"}, f)
     run(usb.link, "chesslink", path, bluetooth=first)
     assert usb.lines() == ["ble chesslink"]
     assert usb.app.ble.services == "chesslink" and first.radio.on
@@ -514,7 +522,7 @@ def test_the_ble_command_switches_services_at_once(tmp_path):
     assert not first.radio.on and second.radio.on and usb.app.ble.services == "cpp"
     assert len(usb.app.listeners) == 2  # the USB link's and the new BLE link's, not the old one's
     with open(path) as f:
-        assert json.load(f) == {"ble": "cpp"}
+        assert json.load(f) == {"status_led_pin": "LED", "ble": "cpp"}
 
 
 def test_a_flood_of_writes_loses_what_one_scan_cannot_hold_and_says_so():
@@ -545,3 +553,13 @@ def test_a_flood_of_writes_loses_what_one_scan_cannot_hold_and_says_so():
     ble.poll(100)
     assert ble.connection < 0 and bt.radio.advertising is not None
     assert usb.ask("ble")[-1] == "ble services=cpp connected=no mtu=23 dialect=- refused=0 dropped=16"
+
+
+def test_ble_on_wants_the_pico_w_led_not_gp25():
+    import config
+
+    with pytest.raises(config.SettingsError) as e:
+        config.Settings().updated({"ble": "both"})
+    assert e.value.key == "status_led_pin" and "chip select" in str(e.value)
+    assert config.Settings().updated({"ble": "both", "status_led_pin": "LED"}).ble == "both"
+    assert config.Settings().updated({"ble": "cpp", "status_led_pin": None}).ble == "cpp"

@@ -52,6 +52,12 @@ def save_setting(path, services):
     if not isinstance(settings, dict):
         return "%s does not hold a JSON object" % path
     settings["ble"] = services
+    import config  # noqa: PLC0415 - the checks of board.json, loaded for this command only
+
+    try:
+        config.from_json(json.dumps(settings))  # a file the next start would refuse is not written
+    except ValueError as e:
+        return "not saved: %s" % e
     try:
         with open(path, "w") as f:
             json.dump(settings, f)
