@@ -130,6 +130,7 @@ class Phone:
         self.connection = None
         self.peer = None
         self.received = []  # notifications, in order: (characteristic name, bytes)
+        self.sinks = {}  # characteristic name -> callable(bytes) taking its notifications instead
         self.disconnected = False
 
     # -- finding the board -----------------------------------------------------------------------
@@ -209,7 +210,11 @@ class Phone:
 
     def _receiver(self, name):
         def got(value):
-            self.received.append((name, bytes(value)))
+            sink = self.sinks.get(name)
+            if sink is not None:
+                sink(bytes(value))  # a host program reading this characteristic itself
+            else:
+                self.received.append((name, bytes(value)))
 
         return got
 
@@ -266,3 +271,17 @@ class BleCentralRig:
 
     def __getattr__(self, name):
         return getattr(self.rig, name)
+
+
+class BleTransport:
+    """A phone's ChessLink characteristics as the transport of a host program: write(bytes) writes
+    with response, attach(sink) hands it every notification (host_tests/chesslink_client.Host)."""
+
+    def __init__(self, phone):
+        self.phone = phone
+
+    def attach(self, sink):
+        self.phone.sinks["chesslink"] = sink
+
+    def write(self, data):
+        self.phone.write(data, name="chesslink_rx")

@@ -563,3 +563,26 @@ def test_ble_on_wants_the_pico_w_led_not_gp25():
     assert e.value.key == "status_led_pin" and "chip select" in str(e.value)
     assert config.Settings().updated({"ble": "both", "status_led_pin": "LED"}).ble == "both"
     assert config.Settings().updated({"ble": "cpp", "status_led_pin": None}).ble == "cpp"
+
+
+def test_the_projects_chesslink_host_follows_a_game_over_ble(rigs):
+    client = pytest.importorskip(
+        "chesslink_client", reason="the project's ChessLink host (issue 20, branch link20) is not on this branch yet"
+    )
+    from ble_rig import BleTransport
+
+    rig = rigs(services="chesslink")
+    phone = rig.phone(mtu=23)  # every status report split in four notifications
+    phone.connect(phone.scan_name(CHESSLINK_NAME).address)
+    host = client.Host(BleTransport(phone), parity=True)
+    assert host.version() == "0103" and host.identity() == "0055mm"
+    host.write_e2rom(2, 3)  # status reports on every change
+    follower = client.GameFollower(chess.Board())
+    assert client.status_placement(host.status()) == chess.STARTING_BOARD_FEN
+    host.drain()
+    moves = ["e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6", "b1c3", "a7a6"]
+    for uci in moves:
+        rig.play(uci)
+        host.wait_status(lambda s: follower.see(s) is not None, timeout=0.1)  # already received
+    assert follower.moves == moves and host.codec.bad_parity == 0 and host.codec.stray == 0
+    assert host.leds(["e2", "e4"]) == "" and host.leds_off() == ""
