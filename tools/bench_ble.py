@@ -5,6 +5,7 @@
 # Usage (from the repository root, after `make test-mpy` compiled build/mpy/):
 #   .venv/bin/micropython -X heapsize=1m tools/bench_ble.py --mpy [--no-ble]
 #   .venv/bin/micropython -X heapsize=240k tools/bench_ble.py --mpy   (does it fit that heap?)
+#   node tools/wasm/ble_heap.mjs [--no-ble]   (the same stages on the 32-bit WebAssembly build)
 # One line per figure, `name: value unit`: the bytes in use (gc.mem_alloc() after a collection) at
 # each stage, and what was free; the exit status is 1 when the heap ran out. --no-ble wires the
 # same board with the `ble` setting "off", for the difference.
@@ -40,74 +41,104 @@ def _used():
     return gc.mem_alloc() if MICROPYTHON else 0
 
 
-def main():
-    import config
-    import main as firmware_main
-    from hardware.fake import FakeBluetooth, FakePico, RamFiles
+class Bench:
+    """The stages, one call each (tools/wasm/ble_heap.mjs measures between them on the 32-bit
+    WebAssembly build, whose collections happen between calls from JavaScript)."""
 
-    heap = gc.mem_free() + gc.mem_alloc() if MICROPYTHON else 0
-    figures = [("at_start", _used())]
-    settings = config.Settings().updated({"ble": "both" if BLE else "off", "status_led_pin": "LED"})
-    pico = FakePico(
-        settings.row_pins, settings.column_pins, config.SIO_GPIO_IN,
-        occupied=[sq for sq in range(64) if sq < 16 or sq >= 48],
-    )
-    bluetooth = FakeBluetooth()
-    usb_out = []
-    board = firmware_main.build(settings, pico.machine, pico.neopixel, usb_out.append, fs=RamFiles(), bluetooth=bluetooth)
-    board.usb_out = usb_out
-    firmware_main.forget(firmware_main.BOOT_ONLY)
-    board.start(0)
-    vm = pico.vm
-    clock = [0]
+    def __init__(self, ble=True):
+        self.ble_on = ble
+        self.board = None
 
-    def run(ms):
+    def wire(self):
+        """main.py's build() on the fakes, BOOT_ONLY forgotten, 50 ms of scans."""
+        import config
+        import main as firmware_main
+        from hardware.fake import FakeBluetooth, FakePico, RamFiles
+
+        settings = config.Settings().updated({"ble": "both" if self.ble_on else "off", "status_led_pin": "LED"})
+        self.pico = pico = FakePico(
+            settings.row_pins, settings.column_pins, config.SIO_GPIO_IN,
+            occupied=[sq for sq in range(64) if sq < 16 or sq >= 48],
+        )
+        self.bluetooth = FakeBluetooth()
+        self.usb_out = []
+        self.board = firmware_main.build(
+            settings, pico.machine, pico.neopixel, self.usb_out.append, fs=RamFiles(), bluetooth=self.bluetooth
+        )
+        firmware_main.forget(firmware_main.BOOT_ONLY)
+        self.board.start(0)
+        self.t = 0
+        self.run(50)
+
+    def run(self, ms):
+        vm = self.pico.vm
+        board = self.board
         for _ in range(ms // 5):
-            clock[0] += 5
-            vm.now_ms = clock[0]
-            board.tick(clock[0])
+            self.t += 5
+            vm.now_ms = self.t
+            board.tick(self.t)
 
-    run(50)
+    def cpp_round(self):
+        """An app connects, raises the MTU and begins a CPP round (over USB when BLE is off)."""
+        radio = self.bluetooth.radio
+        ble = self.board.app.ble
+        if ble is not None:
+            radio.event(1, (1, 0, b""))
+            self.run(10)
+            radio.event(21, (1, 247))
+            for line in ("feature msg", "feature undo_offer", "begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"):
+                radio.write(1, ble.cpp_rx, line.encode())
+        else:
+            self.board.link.feed("feature msg\nbegin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n")
+        self.run(20)
+
+    def engine(self):
+        """The round ends (the app stays connected); the board's engine, loaded, plays black at
+        level 3 and shows its answer to 1. e4. Returns whether it did."""
+        board = self.board
+        radio = self.bluetooth.radio
+        ble = board.app.ble
+        if ble is not None:
+            radio.write(1, ble.cpp_rx, b"end undefined")
+        else:
+            board.link.feed("end undefined\n")
+        self.run(10)
+        board.link.use("board")  # the USB console in the board's own words, in both runs alike
+        if board.app.engine() is None:
+            return False
+        board.link.feed("engine black 3\n")
+        vm = self.pico.vm
+        vm.lift(12)  # e2
+        self.run(100)
+        vm.place(28)  # e4
+        self.run(4000)
+        return bool(board.app.referee.remote)  # its move shown on the LEDs for the hands to make
+
+    def notifications(self):
+        ble = self.board.app.ble
+        if ble is None:
+            return "-"
+        return " | ".join(d.decode() for _c, h, d in self.bluetooth.radio.notified if h == ble.cpp_tx)
+
+
+def main():
+    heap = gc.mem_free() + gc.mem_alloc() if MICROPYTHON else 0
+    bench = Bench(BLE)
+    figures = [("at_start", _used())]
+    bench.wire()
     figures.append(("board_wired", _used()))
-    radio = bluetooth.radio
-    ble = board.app.ble
-    if ble is not None:
-        radio.event(1, (1, 0, b""))  # an app connects ...
-        run(10)
-        radio.event(21, (1, 247))  # ... raises the MTU and plays a CPP round
-        for line in ("feature msg", "feature undo_offer", "begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"):
-            radio.write(1, ble.cpp_rx, line.encode())
-    else:
-        board.link.feed("feature msg\nbegin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n")
-    run(20)
+    bench.cpp_round()
     figures.append(("in_a_cpp_round", _used()))
-    if board.app.engine() is None:
+    shown = bench.engine()
+    if bench.board.app.opponent is None:
         print("engine: could not load (not enough memory)")
         return 1
-    # The round ends (the app stays connected); the board's engine plays black at level 3 ...
-    if ble is not None:
-        radio.write(1, ble.cpp_rx, b"end undefined")
-    else:
-        board.link.feed("end undefined\n")
-    run(10)
-    board.link.use("board")  # the USB console in the board's own words, in both runs alike
-    board.link.feed("engine black 3\n")
-    vm.lift(12)  # e2
-    run(100)
-    vm.place(28)  # e4
-    run(4000)  # ... and answers 1. e4
     figures.append(("engine_after_its_move", _used()))
-    board.link.feed("engine\n")
-    answered = bool(board.app.referee.remote)  # its move shown on the LEDs for the hands to make
-    if "-v" in sys.argv:
-        print("usb: %r" % usb_out[-6:], board.app.referee.game.uci_moves())
     print("heap: %d bytes (-X heapsize), code from %s, ble %s" % (heap, ".mpy" if MPY else ".py", "both" if BLE else "off"))
     for name, used in figures:
         print("used_%s: %d bytes (free %d)" % (name, used, heap - used))
-    print("engine_move_shown: %s" % ("yes" if answered else "no"))
-    if ble is not None:
-        cpp = [data for _c, h, data in radio.notified if h == ble.cpp_tx]
-        print("ble_cpp_notifications: %s" % " | ".join(d.decode() for d in cpp))
+    print("engine_move_shown: %s" % ("yes" if shown else "no"))
+    print("ble_cpp_notifications: %s" % bench.notifications())
     return 0
 
 
