@@ -1,4 +1,5 @@
-# The Pico's wiring: settings, pins, scanner, LEDs, saved game and USB link, then the scan loop.
+# The Pico's wiring: settings, pins, scanner, LEDs, saved game, USB link (and on a Pico W with the
+# `ble` setting on, the Bluetooth LE link), then the scan loop.
 #
 # MicroPython runs main.py at boot (a .py, never main.mpy), so this file stays small and only
 # wires: every decision lives in app.py and core/, every pin access in hardware/ (pico.py builds

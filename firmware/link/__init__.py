@@ -6,6 +6,7 @@
 #   link/cpp_commands.py   ... and the central's commands (begin, move, feature, ...)
 #   link/chesslink.py  Millennium ChessLink (V, S, L, X, W, R, T, I) of BearChess, Lucas Chess, ...
 #   link/pieces.py     what stands on each square, as far as the board can tell (CPP and ChessLink)
+#   link/ble.py        a second Link over Bluetooth LE on a Pico W, for phone apps (CPP, ChessLink)
 # CPP and ChessLink are imported when the PC first speaks them, so a board that never meets them
 # keeps their bytecode out of RAM.
 #
