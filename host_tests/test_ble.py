@@ -166,6 +166,9 @@ def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
     phone.write("feature msg")
     assert [v.decode() for v in phone.take()] == ["ok", "ok"]
     assert rig.ble.link.cpp.has("undo_offer") and rig.ble.link.cpp.has("msg")
+    # An err goes out shortened to fit, never cut by the stack in the middle of nowhere.
+    phone.write("hello there")
+    assert [v.decode() for v in phone.take()] == ["err unknown command:"]
 
 
 def test_garbage_cpp_writes_get_one_err_each_and_change_nothing(rigs):
