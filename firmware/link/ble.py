@@ -156,10 +156,11 @@ class BleLink:
         radio = bluetooth.BLE()
         self.radio = radio
         radio.active(True)
-        try:
-            radio.config(mtu=PREFERRED_MTU, gap_name=name or (CHESSLINK_NAME if services != "cpp" else CPP_NAME))
-        except (ValueError, OSError):  # a stack without these settings: the defaults
-            pass
+        for key, value in (("mtu", PREFERRED_MTU), ("gap_name", name or (CHESSLINK_NAME if services != "cpp" else CPP_NAME))):
+            try:
+                radio.config(**{key: value})
+            except (ValueError, OSError):  # a stack without this setting: its default
+                pass
         radio.irq(self._irq)
         UUID = bluetooth.UUID
         table = []
