@@ -129,6 +129,11 @@ def main():
     figures.append(("board_wired", _used()))
     bench.cpp_round()
     figures.append(("in_a_cpp_round", _used()))
+    idle = None
+    if MICROPYTHON:
+        before = _used()
+        bench.run(500)  # 100 scans of main.py's Board.tick, the app connected, the board still
+        idle = gc.mem_alloc() - before
     shown = bench.engine()
     if bench.board.app.opponent is None:
         print("engine: could not load (not enough memory)")
@@ -137,6 +142,8 @@ def main():
     print("heap: %d bytes (-X heapsize), code from %s, ble %s" % (heap, ".mpy" if MPY else ".py", "both" if BLE else "off"))
     for name, used in figures:
         print("used_%s: %d bytes (free %d)" % (name, used, heap - used))
+    if idle is not None:
+        print("alloc_in_100_idle_ticks_in_a_cpp_round: %d bytes (the bench loop's own range and call included)" % idle)
     print("engine_move_shown: %s" % ("yes" if shown else "no"))
     print("ble_cpp_notifications: %s" % bench.notifications())
     return 0
