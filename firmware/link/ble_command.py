@@ -1,6 +1,7 @@
 # The USB command `ble`: what the Bluetooth LE link is doing, and which apps the board serves.
 #
-#   ble                          one line: services, connected, MTU, dialect, refused, dropped
+#   ble                          one line: services, connected, MTU, dialect, refused, dropped and
+#                                the free heap (MicroPython)
 #   ble off|cpp|chesslink|both   saved in board.json (the `ble` setting) and applied at once:
 #                                the radio off, or on with those services (an app connected is
 #                                dropped when the services change)
@@ -15,7 +16,7 @@ def run(link, rest, path=SETTINGS_PATH, bluetooth=None):
     app = link.app
     if not rest:
         ble = app.ble
-        link.line(ble.status() if ble is not None else "ble services=off")
+        link.line((ble.status() if ble is not None else "ble services=off") + heap_free())
         return
     if rest not in SERVICES:
         link.err("ble takes off, cpp, chesslink or both")
@@ -38,6 +39,17 @@ def run(link, rest, path=SETTINGS_PATH, bluetooth=None):
 
         app.ble = BleLink(bluetooth, app, rest, link.info)
     link.line("ble " + rest)
+
+
+def heap_free():
+    """" heap_free=N": the bytes free after a collection (a few ms on the Pico), to measure the
+    board's heap with BLE on while it runs; "" where the runtime does not count (CPython)."""
+    import gc
+
+    if not hasattr(gc, "mem_free"):
+        return ""
+    gc.collect()
+    return " heap_free=%d" % gc.mem_free()
 
 
 def save_setting(path, services):
