@@ -116,3 +116,13 @@ def test_the_handler_only_queues_and_idle_scans_allocate_nothing():
             % (advertising, connected, in_round, reporting)
         )
         assert advertising == 0 and connected == 0 and in_round == 0 and reporting == 0
+
+
+def test_the_ble_command_reports_the_free_heap_where_the_runtime_counts_it():
+    from link.ble_command import heap_free
+
+    text = heap_free()
+    if hasattr(gc, "mem_free"):
+        assert text.startswith(" heap_free=") and 0 < int(text[len(" heap_free=") :]) <= gc.mem_free() + gc.mem_alloc()
+    else:
+        assert text == ""  # CPython: no fixed heap to report
