@@ -156,25 +156,21 @@ class BleLink:
         radio = bluetooth.BLE()
         self.radio = radio
         radio.active(True)
-        for key, value in (("mtu", PREFERRED_MTU), ("gap_name", name or (CHESSLINK_NAME if services != "cpp" else CPP_NAME))):
+        name = name or (CHESSLINK_NAME if services != "cpp" else CPP_NAME)
+        for key, value in (("mtu", PREFERRED_MTU), ("gap_name", name)):
             try:
                 radio.config(**{key: value})
             except (ValueError, OSError):  # a stack without this setting: its default
                 pass
         radio.irq(self._irq)
         UUID = bluetooth.UUID
+        writable = _FLAG_WRITE | _FLAG_WRITE_NO_RESPONSE
         table = []
         if services != "chesslink":
-            table.append(
-                (UUID(CPP_SERVICE), ((UUID(CPP_TX), _FLAG_NOTIFY), (UUID(CPP_RX), _FLAG_WRITE | _FLAG_WRITE_NO_RESPONSE)))
-            )
+            table.append((UUID(CPP_SERVICE), ((UUID(CPP_TX), _FLAG_NOTIFY), (UUID(CPP_RX), writable))))
         if services != "cpp":
-            table.append(
-                (
-                    UUID(CHESSLINK_SERVICE),
-                    ((UUID(CHESSLINK_NOTIFY), _FLAG_NOTIFY), (UUID(CHESSLINK_WRITE), _FLAG_WRITE | _FLAG_WRITE_NO_RESPONSE)),
-                )
-            )
+            chars = ((UUID(CHESSLINK_NOTIFY), _FLAG_NOTIFY), (UUID(CHESSLINK_WRITE), writable))
+            table.append((UUID(CHESSLINK_SERVICE), chars))
         handles = radio.gatts_register_services(table)
         self.cpp_tx = self.cpp_rx = self.chesslink_notify = self.chesslink_write = -1
         i = 0
