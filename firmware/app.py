@@ -40,7 +40,7 @@ class App:
     console(text): where messages for a person go (the USB serial console on the Pico).
     clock(): microseconds, wrapping at 2**30 (time.ticks_us), for the engine's thinking slices.
 
-    Four slots let other parts plug in without App knowing them. Each is called from step(), in
+    Five slots let other parts plug in without App knowing them. Each is called from step(), in
     the scan loop, so none may wait for anything:
     listeners: callables(event), each told of every referee event in order, in the first step()
       after it happened: a tuple whose first item names it ("move", "undo", "promote", "new", "end",
@@ -56,7 +56,10 @@ class App:
       slot empties and the LEDs guide the pieces back to the game.
     host_frame: None, or a frame (the signals of core/signals.py, one a square) a PC program
       drives (ChessLink's L command): shown instead of the board's own frame until the program
-      sets it back to None and calls redraw(); the referee and display keep working underneath."""
+      sets it back to None and calls redraw(); the referee and display keep working underneath.
+    ble: None, or the Bluetooth LE link (link/ble.py) while a Pico W's radio is on: main.py wires
+      it from board.json and calls its poll(now) each scan; the USB `ble` command (link/ble_command.py)
+      starts, stops or changes it. App itself never calls it."""
 
     def __init__(self, settings, matrix, leds, store=None, console=None, clock=None):
         self.settings = settings
@@ -85,6 +88,7 @@ class App:
         self.save_due = False  # the game changed since the last save (see SAVE_QUIET_MS)
         self.steps = 0
         self.selftest = None
+        self.ble = None
 
     def start(self, now):
         """Power-up: read the board, resume the saved game or start one, light the LEDs."""

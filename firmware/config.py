@@ -52,6 +52,9 @@ LED_CHAINS = ("serpentine", "rows")
 MODES = ("strict", "casual")
 PROMOTION_PIECES = ("q", "r", "b", "n")
 OPPONENTS = ("none", "white", "black")
+# Bluetooth LE on a Pico W (link/ble.py, SPEC 9): the services the board offers to phone apps;
+# "off" (and any Pico without the radio) leaves the radio off.
+BLE_SERVICES = ("off", "cpp", "chesslink", "both")
 FILES = "abcdefgh"
 
 # docs/spec.md section 3: a board that matches a legal move commits it within 500 ms of its last transition.
@@ -118,6 +121,9 @@ FIELDS = (
     ("commit_delay_ms", _INT, 200, 0, COMMIT_LIMIT_MS),
     # Where the game in progress is saved so a power cut does not lose it.
     ("save_path", _PATH, "game.sav", None, None),
+    # Bluetooth LE (Pico W): "cpp" for the CPP apps, "chesslink" for the apps of Millennium
+    # boards, "both", or "off". See docs/bluetooth.md.
+    ("ble", _CHOICE, "off", BLE_SERVICES, None),
 )
 
 
@@ -307,6 +313,13 @@ class Settings:
                 "settle_us",
                 "8 rows x %d us is over half the %d ms scan period"
                 % (self.settle_us, self.scan_period_ms),
+            )
+        if self.ble != "off" and self.status_led_pin == ONBOARD_LED_GPIO:
+            # Bluetooth means a Pico W, where GP25 is the radio chip's SPI chip select: driving it
+            # as the status LED would cut the radio off.
+            raise SettingsError(
+                "status_led_pin",
+                'GP25 is the radio\'s chip select on a Pico W: use "LED" (or null) with ble "%s"' % self.ble,
             )
 
     def _check_spi(self):

@@ -1,4 +1,5 @@
-# The Pico's wiring: settings, pins, scanner, LEDs, saved game and USB link, then the scan loop.
+# The Pico's wiring: settings, pins, scanner, LEDs, saved game, USB link (and on a Pico W with the
+# `ble` setting on, the Bluetooth LE link), then the scan loop.
 #
 # MicroPython runs main.py at boot (a .py, never main.mpy), so this file stays small and only
 # wires: every decision lives in app.py and core/, every pin access in hardware/ (pico.py builds
@@ -94,6 +95,9 @@ class Board:
             link.poll(now)
         else:
             link.now = now  # all poll() does outside CPP and ChessLink: one call less a scan
+        ble = self.app.ble
+        if ble is not None:
+            ble.poll(now)  # what the radio queued, and the notifications due (never waits)
         if now - self._beat >= FAULT_BLINK_MS and self.status_led is not None:
             blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault_seen else HEARTBEAT_MS
             if now - self._beat >= blink:
@@ -182,9 +186,10 @@ def forget(names):
             delattr(sys.modules[package], leaf)
 
 
-def build(settings=None, machine=None, neopixel=None, write=None, fs=None, settings_path=None):
+def build(settings=None, machine=None, neopixel=None, write=None, fs=None, settings_path=None, bluetooth=None):
     """Wire a Board. Defaults: board.json (or the defaults), the Pico's machine and neopixel,
-    sys.stdout for the link, the flash filesystem for the saved game."""
+    sys.stdout for the link, the flash filesystem for the saved game, and MicroPython's
+    `bluetooth` when the `ble` setting asks for it (a Pico W's build has it)."""
     import config
     from hardware import pico
 
@@ -218,9 +223,29 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
     app.console = link.info
     app.row_drive_ma = row_drive_ma  # for the selftest's report
     status_led = pico.make_status_led(settings, machine)
+    if settings.ble != "off":
+        app.ble = start_ble(app, settings.ble, bluetooth, said.append, link.info)
     for text in said:
         link.info(text)
     return Board(app, link, store, leds, status_led, getattr(leds, "fault", False))
+
+
+def start_ble(app, services, bluetooth, say, console):
+    """The Bluetooth LE link (link/ble.py) with `services` on, or None (and why, said) when the
+    board has no radio. With the setting "off" nothing imports `bluetooth`: the radio stays off."""
+    if bluetooth is None:
+        try:
+            import bluetooth
+        except ImportError:
+            say("ble: this board has no Bluetooth radio (a Pico W runs MicroPython's RPI_PICO_W build)")
+            return None
+    from link.ble import BleLink
+
+    try:
+        return BleLink(bluetooth, app, services, console)
+    except OSError as e:  # the radio did not start: the board plays on without it
+        say("ble: the radio did not start (%s)" % e)
+        return None
 
 
 def stdin_reader():

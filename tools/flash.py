@@ -15,6 +15,8 @@ Usage: python tools/flash.py [--prepare-only] [--port PORT] [--force]
    that would shadow a copied X.mpy (MicroPython imports X.py before X.mpy), and resets the
    board so main.py starts.
 board.json (the builder's settings) and game.sav (the game in progress) are never touched.
+A Pico W takes the same files (the .mpy bytecode does not depend on the board); after the copy the
+board says which MicroPython build it runs and whether it has Bluetooth LE (RPI_PICO_W's build).
 Exit status 0 on success, 1 when compiling fails, 2 when no Pico is found or mpremote fails.
 """
 
@@ -122,12 +124,24 @@ def find_port(mpremote):
     if not ports:
         return None, (
             "no Pico found on USB. Plug it in; if it has no MicroPython yet, hold BOOTSEL while "
-            "plugging it in and copy the RPI_PICO .uf2 of MicroPython 1.27 onto the RPI-RP2 drive "
-            "(docs/flashing.md). Or name the port: make flash PORT=/dev/ttyACM0"
+            "plugging it in and copy the .uf2 of MicroPython 1.27 (RPI_PICO, or RPI_PICO_W for a Pico W) onto the "
+            "RPI-RP2 drive (docs/flashing.md). Or name the port: make flash PORT=/dev/ttyACM0"
         )
     if len(ports) > 1:
         return None, "%d Picos found (%s): choose one with make flash PORT=..." % (len(ports), ", ".join(ports))
     return ports[0], None
+
+
+# Run on the board after the copy: which MicroPython build it runs, and whether the `ble` setting
+# can work there (only the RPI_PICO_W build has the `bluetooth` module; the .mpy files are the same).
+RADIO_CHECK = (
+    "import sys\n"
+    "try:\n"
+    "    import bluetooth\n"
+    "    print('board:', sys.implementation._machine, '- Bluetooth LE available (the ble setting, docs/bluetooth.md)')\n"
+    "except ImportError:\n"
+    "    print('board:', sys.implementation._machine, '- no Bluetooth LE (a Pico W needs the RPI_PICO_W build)')\n"
+)
 
 
 def copy(mpremote, port, hashes, force):
@@ -141,7 +155,7 @@ def copy(mpremote, port, hashes, force):
         "        print('removed', p, '(it would shadow the .mpy)')\n"
         "    except OSError:\n"
         "        pass\n" % (shadows,)
-    )
+    ) + RADIO_CHECK
     command = [mpremote, "connect", port, "cp", "-r"] + (["-f"] if force else []) + tops + [":"]
     command += ["+", "exec", cleanup, "+", "reset"]
     print("flash: " + " ".join(command[:5 + (1 if force else 0)] + tops + [":", "+ exec (remove shadowing .py) + reset"]))

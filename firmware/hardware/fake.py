@@ -506,3 +506,94 @@ class _RamFile:
     def close(self):
         if self._data is None:
             self._fs.files[self._path] = b"".join(self._parts)
+
+
+class FakeRadio:
+    """MicroPython's bluetooth.BLE as a script drives it (no radio traffic: host_tests/ble_adapter.py
+    puts the same API on a real BLE stack): event() and write() play the stack's interrupts, and
+    what the firmware asked of the radio is recorded."""
+
+    def __init__(self):
+        self.handler = None
+        self.on = False
+        self.values = {}
+        self.notified = []  # (conn, handle, bytes)
+        self.advertising = None
+        self.disconnected = []
+        self.mtu_asked = []
+        self.calls_in_irq = 0  # radio calls other than gatts_read made from inside the handler
+        self._in_irq = False
+
+    def active(self, on=None):
+        if on is not None:
+            self.on = on
+        return self.on
+
+    def config(self, **kw):
+        pass
+
+    def irq(self, handler):
+        self.handler = handler
+
+    def gatts_register_services(self, table):
+        out = []
+        handle = 10
+        for _uuid, chars in table:
+            handles = []
+            for _c in chars:
+                handles.append(handle)
+                self.values[handle] = b""
+                handle += 2
+            out.append(tuple(handles))
+        return tuple(out)
+
+    def gatts_set_buffer(self, handle, size, append=False):
+        pass
+
+    def gatts_read(self, handle):
+        return self.values[handle]
+
+    def gatts_notify(self, conn, handle, data):
+        self._note()
+        self.notified.append((conn, handle, bytes(data)))
+
+    def gap_advertise(self, interval, adv_data=None, resp_data=None, connectable=True):
+        self._note()
+        self.advertising = None if interval is None else adv_data
+
+    def gap_disconnect(self, conn):
+        self._note()
+        self.disconnected.append(conn)
+
+    def gattc_exchange_mtu(self, conn):
+        self._note()
+        self.mtu_asked.append(conn)
+
+    def _note(self):
+        if self._in_irq:
+            self.calls_in_irq += 1
+
+    # the script: what the stack would report
+    def event(self, code, data):
+        self._in_irq = True
+        try:
+            self.handler(code, data)
+        finally:
+            self._in_irq = False
+
+    def write(self, conn, handle, data):
+        self.values[handle] = data
+        self.event(3, (conn, handle))  # _IRQ_GATTS_WRITE
+
+
+class FakeBluetooth:
+    """Stands for MicroPython's `bluetooth` module: BLE() is the one FakeRadio."""
+
+    def __init__(self):
+        self.radio = FakeRadio()
+
+    def BLE(self):  # noqa: N802 - MicroPython's name
+        return self.radio
+
+    def UUID(self, text):  # noqa: N802 - MicroPython's name
+        return text

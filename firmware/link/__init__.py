@@ -6,6 +6,7 @@
 #   link/cpp_commands.py   ... and the central's commands (begin, move, feature, ...)
 #   link/chesslink.py  Millennium ChessLink (V, S, L, X, W, R, T, I) of BearChess, Lucas Chess, ...
 #   link/pieces.py     what stands on each square, as far as the board can tell (CPP and ChessLink)
+#   link/ble.py        a second Link over Bluetooth LE on a Pico W, for phone apps (CPP, ChessLink)
 # CPP and ChessLink are imported when the PC first speaks them, so a board that never meets them
 # keeps their bytecode out of RAM.
 #
@@ -77,7 +78,14 @@ class Link:
         self._in_message = False  # inside a ChessLink message
         self._message_at = 0
         self._held = []
-        app.listeners.append(self.on_event)
+        self._listener = self.on_event  # one bound method, so detach() finds it in the list
+        app.listeners.append(self._listener)
+
+    def detach(self):
+        """Stop listening to the App (a transport that closes: the BLE link turned off)."""
+        self.use(None)
+        if self._listener in self.app.listeners:
+            self.app.listeners.remove(self._listener)
 
     def _bytes_as_text(self, data):
         # A writer of text only: ChessLink's bytes go through it without their parity bit.
@@ -123,6 +131,23 @@ class Link:
         else:
             for b in data:
                 self._byte(b)
+
+    def feed_chesslink(self, data):
+        """Bytes from a channel that carries ChessLink alone (the BLE service of Millennium's boards):
+        its messages, split anywhere; any other byte is ignored, as a Millennium board ignores it,
+        so no board command or CPP line reaches the game through it."""
+        for b in data:
+            if self._in_message:
+                if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
+                    self._in_message = self._chesslink_byte(b, False)
+                    continue
+                self.chesslink.drop()
+                self._in_message = False
+            if (b & 0x7F) in _CHESSLINK_LETTERS:
+                self._message_at = self.now
+                self._in_message = self._chesslink_byte(b, True)
+            elif self.chesslink is not None:
+                self.chesslink.ignored += 1
 
     def _byte(self, b):
         if self._in_message:

@@ -150,6 +150,12 @@ def _engine(link, rest):
     link.line(text) if ok else link.err(text)
 
 
+def _ble(link, rest):
+    from link.ble_command import run  # loaded on first use
+
+    run(link, rest)
+
+
 COMMANDS = (
     ("status", _status, False, "  status          one line: phase, mode, turn, moves, result, error, round"),
     ("board", _board, False, "  board           the reed switches as a diagram, and where they differ from the game"),
@@ -160,6 +166,7 @@ COMMANDS = (
     ("promote", _promote, False, "  promote q|r|b|n change the last promotion"),
     ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
     ("engine", _engine, False, "  engine [white|black|off [LEVEL] | level N | hint]  the board's own engine"),
+    ("ble", _ble, False, "  ble [off|cpp|chesslink|both]  Bluetooth LE: what it does, or which apps it serves"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )
 

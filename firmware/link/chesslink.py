@@ -127,6 +127,11 @@ class ChessLink:
         self._n = 0
         self.ignored += 1
 
+    def report_due(self):
+        """Send the status at the next poll (in the modes that report): a host that came back
+        after its connection dropped learns what changed meanwhile."""
+        self._report = True
+
     def _message(self):
         n = self._n
         data = self._in
