@@ -52,7 +52,7 @@ LED_CHAINS = ("serpentine", "rows")
 MODES = ("strict", "casual")
 PROMOTION_PIECES = ("q", "r", "b", "n")
 OPPONENTS = ("none", "white", "black")
-# Bluetooth LE on a Pico W (link/ble.py, SPEC 9): the services the board offers to phone apps;
+# Bluetooth LE on a Pico W (link/ble.py, docs/spec.md section 9): the services the board offers to phone apps;
 # "off" (and any Pico without the radio) leaves the radio off.
 BLE_SERVICES = ("off", "cpp", "chesslink", "both")
 FILES = "abcdefgh"

@@ -15,7 +15,7 @@ import flash
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(ROOT, "firmware")
-LOADS = ("boot", "boot: ws2812", "boot: max7219", "build", "first use", "never")
+LOADS = ("boot", "boot: ws2812", "boot: max7219", "boot: ble", "build", "first use", "never")
 RUNS = ("all", "plain", "native", "rp2", "pc")
 
 # Boots a board as main.main() does (build, forget the build-only modules, start) and scans for a
@@ -138,7 +138,7 @@ def test_no_module_imports_at_its_top_a_module_that_loads_later_or_runs_on_fewer
     # What the CPython boot above cannot see: the Pico's own paths (native, rp2), and modules
     # that load on first use, must be imported inside the functions that need them.
     table = flash.module_table()
-    when = {"boot": 0, "boot: ws2812": 0, "boot: max7219": 0, "build": 0, "first use": 1, "never": 2}
+    when = {"boot": 0, "boot: ws2812": 0, "boot: max7219": 0, "boot: ble": 0, "build": 0, "first use": 1, "never": 2}
     for path, (loads, runs) in table.items():
         for imported in _top_level_imports(path):
             their_loads, their_runs = table[imported]

@@ -1,4 +1,4 @@
-# The link over Bluetooth LE (SPEC 9, docs/spec.md section 9): the board as the peripheral that
+# The link over Bluetooth LE (docs/spec.md section 9): the board as the peripheral that
 # phone and tablet apps find and drive, beside the USB link and with the same dialects on top.
 #
 # One transport, two GATT services, one Link (link/__init__.py) behind both:
@@ -39,7 +39,7 @@ from micropython import const
 
 from link import CHESSLINK, CPP_WORDS, Link
 
-# Service and characteristic UUIDs (SPEC 9).
+# Service and characteristic UUIDs (docs/spec.md section 9).
 CPP_SERVICE = "f5351050-b2c9-11ec-a0c0-b3bc53b08d33"
 CPP_TX = "f53513ca-b2c9-11ec-a0c1-639b8957db99"  # board -> app, notify
 CPP_RX = "f535147e-b2c9-11ec-a0c2-8bbd706ec4e6"  # app -> board, write
