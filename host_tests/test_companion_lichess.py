@@ -87,9 +87,9 @@ def test_a_seek_game_with_stalls_drops_an_unplugged_board_and_a_resignation(rig,
     server.chat("good luck!")
     comp.expect(r"chat Opponent: good luck!")
     server.gone(True, 10)
-    comp.expect(r"opponent has left the game \(you can claim the win in 10 s\)")
+    comp.expect(r"Opponent has left the game \(the win can be claimed in 10 s\)")
     server.gone(False)
-    comp.expect(r"opponent is back")
+    comp.expect(r"Opponent is back")
 
     # A game stream that stalls: no line, no keep-alive. The read time-out notices, it comes back.
     server.stall()

@@ -260,6 +260,10 @@ class Central:
         if not self._plan and not self._asked and self.connected and not self.round:
             self.game.board_ready(self._board_fen)
 
+    def idle(self):
+        """Connected, the handshake done and no answer awaited: ready for a round."""
+        return self.connected and not self._plan and not self._asked
+
     # ------------------------------------------------------------------ what the loop wants
 
     def begin(self, fen):
