@@ -71,6 +71,8 @@ class FakeLichess:
         self.event_streams = []  # queues of the open event streams
         self.game_streams = []  # [game id, queue, mode] of the open game streams (mode: None, "stall", "drop")
         self.draw_answer = None  # what the opponent says to our draw offer: True, False or None (nothing)
+        self.too_many = 0  # answer this many coming requests with HTTP 429 (Lichess's rate limit)
+        self.moves_seen = []  # every move posted, accepted or not (the tests check none is sent twice)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -162,6 +164,13 @@ class FakeLichess:
             self._game_event(g.state())
             self._end_streams()
 
+    def decline_my_draw(self):
+        """The opponent declines the player's standing draw offer (Lichess then clears the flag)."""
+        with self.lock:
+            g = self.game()
+            g.offer = {}
+            self._game_event(g.state())
+
     def streams_open(self):
         with self.lock:
             return len(self.game_streams)
@@ -239,6 +248,12 @@ class FakeLichess:
             self.requests.append((method, path))
         if h.headers.get("Authorization") != "Bearer " + self.token:
             return self._reply(h, 401, {"error": "No such token"})
+        with self.lock:
+            limited = self.too_many > 0 and path != "/api/stream/event"
+            if limited:
+                self.too_many -= 1
+        if limited:
+            return self._reply(h, 429, {"error": "Too many requests. Try again later."})
         parts = path.strip("/").split("/")
         if method == "GET" and path == "/api/account":
             return self._reply(h, 200, {"id": self.me.lower(), "username": self.me})
@@ -308,6 +323,7 @@ class FakeLichess:
             if g.over() and what != "chat":
                 return self._reply(h, 400, {"error": "The game is over"})
             if what == "move":
+                self.moves_seen.append(rest[1])
                 move = chess.Move.from_uci(rest[1])
                 if g.board.turn != mine or move not in g.board.legal_moves:
                     return self._reply(h, 400, {"error": "Not your turn, or an invalid move"})

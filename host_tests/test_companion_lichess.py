@@ -6,6 +6,7 @@
 # move, and a resignation with the kings' sign; then the PGN is checked.
 import os
 import socket
+import time
 
 import chess
 import pytest
@@ -15,6 +16,13 @@ from fake_lichess import FakeLichess
 
 TOKEN = "lip_secret_token_never_printed"
 PLAYS = r"plays \S+ \((\w+)\): make it on the board"
+
+
+def wait_for(condition, timeout=10):
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out waiting"
+        time.sleep(0.05)
 
 
 def free_port():
@@ -219,3 +227,51 @@ def test_a_seek_faster_than_rapid_is_refused_with_the_reason(tmp_path):
     assert "only seeks rapid or slower" in comp.text()
     assert TOKEN not in comp.text()
     os.environ.get("CI")
+
+
+def test_a_draw_offered_on_the_players_own_turn_and_declined_lets_the_game_go_on(rig, tmp_path):
+    # Issue 23: the board's draw_offer was never answered when the opponent declined on the
+    # player's turn (only an opponent's move answered it), and the board read no further move.
+    server, start = rig
+    server.add_game("own00001", True, ["e7e5"])
+    sim, comp = start("--game", "own00001")
+    comp.expect("the pieces on the board match the game")
+    sim.send("lift e1; place d4; lift e8; place d5")  # the kings' draw sign on White's own turn
+    comp.expect(r"draw offered to Opponent")
+    wait_for(lambda: ("POST", "/api/board/game/own00001/draw/yes") in server.requests)
+    server.decline_my_draw()
+    comp.expect(r"to board: nok")
+    comp.expect(r"Opponent declines the draw: play on")
+    sim.send("lift d4; place e1; lift d5; place e8")  # the kings home again, as the LEDs show
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"you play e4")
+    comp.expect(r"Opponent plays e5")
+
+
+def test_a_move_answered_429_waits_then_goes_through_once(rig, tmp_path):
+    # Issue 23: a 429 was taken as a refusal (the move put back, a replay sent 1.3 s later).
+    server, start = rig
+    server.add_game("slow0001", True, ["e7e5"])
+    sim, comp = start("--game", "slow0001", "--rate-limit-wait", "1")
+    comp.expect("the pieces on the board match the game")
+    server.too_many = 1
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"you play e4")
+    comp.expect(r"HTTP 429\): waiting 1 s")
+    comp.expect(r"Opponent plays e5")
+    assert server.moves_seen == ["e2e4"]
+    assert "refused" not in comp.text()
+
+
+def test_a_refused_move_is_put_back_with_lichess_reason(rig, tmp_path):
+    server, start = rig
+    g = server.add_game("gone0001", True, ["e7e5"])
+    sim, comp = start("--game", "gone0001")
+    comp.expect("the pieces on the board match the game")
+    with server.lock:
+        g.board.push_uci("d2d4")  # Lichess's game moved on behind the board's back: e2e4 is refused
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"Lichess refused the move e2e4 \(Not your turn, or an invalid move\): it is put back")
