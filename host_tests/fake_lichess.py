@@ -58,7 +58,9 @@ class Game:
 
 
 class FakeLichess:
-    def __init__(self, token, port, me="Tester", opponent="Opponent", reply_delay=0.15):
+    def __init__(self, token, port, me="Tester", opponent="Opponent", reply_delay=0.15, tls=None):
+        """tls: (certificate chain file, key file) to serve HTTPS, as Lichess does (the board's
+        client checks the chain against the CA it is given: host_tests/tls_certs.py)."""
         self.token = token
         self.me = me
         self.opponent = opponent
@@ -89,9 +91,24 @@ class FakeLichess:
             def do_POST(self):
                 fake.handle(self, "POST")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address):
+                pass  # a client that refused our certificate, or hung up: nothing to report
+
+        self.server = Server(("127.0.0.1", port), Handler)
+        self.port = port
         self.url = "http://127.0.0.1:%d" % port
+        if tls:
+            import ssl
+
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(tls[0], tls[1])
+            # The handshake happens in each connection's own thread (on its first read), so a
+            # client stuck in one never holds up the others.
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True, do_handshake_on_connect=False)
+            self.url = "https://localhost:%d" % port
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def start(self):
@@ -231,7 +248,8 @@ class FakeLichess:
         h.send_response(code)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(data)))
-        h.send_header("Connection", "close")
+        if h.headers.get("Connection", "").lower() != "keep-alive":
+            h.send_header("Connection", "close")  # else the connection serves the next request too
         h.end_headers()
         h.wfile.write(data)
 
