@@ -1,0 +1,178 @@
+# The board playing on Lichess by itself (firmware/online/): host_tests/online_board.py runs the
+# firmware's online code on CPython and on the MicroPython unix port (real sockets and TLS, the
+# project's stand-in `network`), against the fake Board API served over HTTPS with a CA made here
+# (tls_certs.py). Each scenario runs on both runtimes; the token must never appear in what the
+# board prints.
+import os
+import pathlib
+import socket
+import time
+
+import pytest
+
+import tls_certs
+from companion_rig import PYTHON, ROOT, Process
+from fake_lichess import FakeLichess
+
+TOKEN = "lip_board_token_never_printed"
+MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
+RUNTIMES = ["cpython", "micropython"]
+
+
+def free_port():
+    for port in range(8950, 8990):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    pytest.skip("no free port in 8950-8989")
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tls")
+    return tls_certs.make(base / "good"), tls_certs.make(base / "other", ca_name="Some Other CA")
+
+
+def wait_for(condition, timeout=10):
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out waiting"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def rig(tmp_path, certs, request):
+    good, other = certs
+    server = FakeLichess(TOKEN, free_port(), tls=(good["server.pem"], good["server.key"])).start()
+    parts = []
+
+    def start(runtime, roots=None, ssid="testnet", password="testpass"):
+        secret = tmp_path / "online.secret"
+        secret.write_text("ssid %s\npassword %s\ntoken %s\n" % (ssid, password, TOKEN))
+        exe = PYTHON if runtime == "cpython" else MICROPYTHON
+        if runtime == "micropython" and not os.path.exists(MICROPYTHON):
+            pytest.skip("NO MICROPYTHON: .venv/bin/micropython is missing (make setup installs it)")
+        argv = [exe, "host_tests/online_board.py", "localhost", str(server.port), roots or good["ca.pem"], str(secret),
+                "1500", "1000"]
+        p = Process(argv, "board-" + runtime)
+        parts.append(p)
+        return p
+
+    yield server, start, other
+    for p in parts:
+        p.stop()
+    server.stop()
+    for p in parts:
+        print("----", p.name)
+        print(p.text())
+        assert TOKEN not in p.text()
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_whole_game_as_white_draw_offers_both_ways_and_a_resignation(rig, runtime):
+    server, start, _ = rig
+    server.add_game("game0001", True, ["e7e5", "b8c6", "g8f6"])
+    board = start(runtime)
+    board.expect(r"wifi: online")
+    board.expect(r"signed in to Lichess as Tester")
+    board.expect(r"new: game0001 white=True against=Opponent")
+    board.send("move e2e4")
+    board.expect(r"opponent: e7e5")
+    server.chat("have fun")
+    board.expect(r"chat Opponent: have fun")
+    # The opponent offers a draw: shown; the player's move declines it.
+    server.offer_draw()
+    board.expect(r"offered: True")
+    board.send("move g1f3")
+    board.expect(r"offered: False")
+    board.expect(r"opponent: b8c6")
+    # The player offers a draw with the kings' sign on the own turn; the opponent declines: the
+    # board gets its answer and plays on.
+    board.send("draw")
+    board.expect(r"draw offered to Opponent")
+    wait_for(lambda: ("POST", "/api/board/game/game0001/draw/yes") in server.requests)
+    server.decline_my_draw()
+    board.expect(r"answer: False")
+    board.send("move f1c4")
+    board.expect(r"opponent: g8f6")
+    board.send("resign")
+    board.expect(r"ended: 0-1 resign \(resignation\)")
+    assert server.moves_seen == ["e2e4", "g1f3", "f1c4"]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_challenge_accepted_as_black_the_opponent_leaves_and_the_win_is_claimed(rig, runtime):
+    server, start, _ = rig
+    board = start(runtime)
+    board.expect(r"net: online")
+    server.challenge("chal0001", False, ["d2d4"])
+    board.expect(r"accepting the challenge of Opponent \(10\+5\)")
+    board.expect(r"new: chal0001 white=False")
+    board.expect(r"opponent: d2d4")
+    board.send("move d7d5")
+    wait_for(lambda: server.moves_seen == ["d7d5"])
+    server.gone(True, 0)
+    board.expect(r"Opponent has left: claiming the win")
+    wait_for(lambda: ("POST", "/api/board/game/chal0001/claim-victory") in server.requests)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_stalled_stream_a_dropped_one_and_the_wifi_lost_and_back(rig, runtime):
+    server, start, _ = rig
+    server.add_game("game0002", True, ["e7e5", "b8c6", "g8f6"])
+    board = start(runtime)
+    board.expect(r"new: game0002")
+    server.stall()
+    board.expect(r"Lichess game stream lost \(no data for too long \(stalled\)\)", timeout=10)
+    board.expect(r"back in step with Lichess")
+    board.send("move e2e4")
+    board.expect(r"opponent: e7e5")
+    server.drop()
+    board.expect(r"Lichess game stream lost")
+    board.expect(r"back in step with Lichess")
+    # The Wi-Fi goes; a move made meanwhile is kept and sent once the network is back.
+    board.send("wifi off")
+    board.expect(r"wifi: link off")
+    board.send("move g1f3")
+    time.sleep(1.0)
+    assert server.moves_seen == ["e2e4"]
+    board.send("wifi on")
+    board.expect(r"opponent: b8c6", timeout=15)
+    assert server.moves_seen == ["e2e4", "g1f3"]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_429_waits_and_a_400_puts_the_move_back_with_the_reason(rig, runtime):
+    server, start, _ = rig
+    g = server.add_game("game0003", True, ["e7e5"])
+    board = start(runtime)
+    board.expect(r"new: game0003")
+    server.too_many = 1
+    board.send("move e2e4")
+    board.expect(r"HTTP 429\): waiting 1 s")
+    board.expect(r"opponent: e7e5")
+    assert server.moves_seen == ["e2e4"]
+    with server.lock:
+        g.board.push_uci("d2d4")  # Lichess's game moved on without the board: the next move is refused
+    board.send("move g1f3")
+    board.expect(r"put_back: g1f3 \(Not your turn, or an invalid move\)")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_certificate_that_does_not_verify_is_refused_and_nothing_is_sent(rig, runtime):
+    server, start, other = rig
+    board = start(runtime, roots=other["ca.pem"])
+    board.expect(r"net: refused")
+    board.expect(r"the certificate of localhost does not verify against the board's roots")
+    time.sleep(0.3)
+    assert server.requests == []  # not even the token's request
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_wrong_wifi_password_is_said(rig, runtime):
+    server, start, _ = rig
+    board = start(runtime, password="not-it")
+    board.expect(r"wifi: wrong Wi-Fi password")
