@@ -1,0 +1,187 @@
+# The board's online game on the board itself: a CPP central inside the firmware. It speaks the
+# Chess Peripheral Protocol (docs/spec.md section 6) to a Link of its own on the same App, exactly
+# as the PC companion speaks it over USB, so the board does online what it does for the companion:
+# the opponent's move lit until made (remote move), a move made instead guided back, the kings'
+# signs for resignation and draws, the end shown. Lichess's side comes from online/play.py's
+# Session, which calls the methods below (its "board").
+#
+# Lines the board's Link writes come back to _from_board() while the App steps; answers to them
+# are queued and fed in poll(), after the step, never inside the Link's own event handling.
+# A promotion made on the board is answered once the board has been still for PROMOTION_WAIT_MS,
+# so taps on the new piece choose it (docs/spec.md section 3) before it is sent to Lichess.
+from core.game import Game
+from core.position import STARTING_FEN, move_uci
+from link import Link
+
+PROMOTION_WAIT_MS = 2000
+FEATURES = ("msg", "resign", "draw_offer", "moved", "side", "time", "draw_reason")
+# Lichess's end -> the CPP end reason the board knows (draw_reason adds stalemate).
+_CPP_REASONS = ("checkmate", "draw", "timeout", "resign", "abort", "undefined", "stalemate")
+
+
+class OnlineCentral:
+    def __init__(self, app, console):
+        self.app = app
+        self.console = console  # words for the player (the USB console)
+        self.link = Link(app, self._from_board)
+        self.session = None
+        self.out = []  # lines to feed the board's link at the next poll()
+        self.partial = ""
+        self.features_sent = False
+        self.start_fen = STARTING_FEN
+        self.moves = []
+        self.white = True
+        self.begin_due = False
+        self.lit = None  # the opponent's move to light after the next begin
+        self.promotion = None  # (uci, ms) a promotion the board made, sent once the taps settle
+        self.awaiting_draw = False  # the board's own draw sign waits for Lichess's answer
+        self.net_state = "offline"
+        self.now = 0
+
+    # ------------------------------------------------------------------ the main loop
+
+    def poll(self, now):
+        """After every App.step (or every few): Lichess's news in, the board's answers out."""
+        self.now = now
+        if self.session is not None:
+            self.session.poll(now)
+        if self.begin_due:
+            self._begin()
+        if self.promotion is not None and now - self.promotion[1] >= PROMOTION_WAIT_MS:
+            self._send_promotion()
+        while self.out:
+            line = self.out.pop(0)
+            self.link.feed(line + "\n")
+        self.link.poll(now)
+
+    def _send(self, line):
+        self.out.append(line)
+
+    # ------------------------------------------------------------------ the board's lines
+
+    def _from_board(self, text):
+        text = self.partial + text
+        lines = text.split("\n")
+        self.partial = lines.pop()
+        for line in lines:
+            self._board_line(line.strip())
+
+    def _board_line(self, line):
+        words = line.split()
+        if not words or self.session is None:
+            return
+        cmd = words[0]
+        if cmd == "move" and len(words) > 1:
+            self._player_move(words[1])
+        elif cmd == "resign":
+            self.session.player_resigned()
+        elif cmd == "draw_offer":
+            self.awaiting_draw = True
+            self.session.player_offers_draw()
+        elif cmd in ("ok", "nok") and self.draw_shown:
+            # The board's answer to the opponent's offer: the kings' sign (ok) or a move (nok).
+            self.draw_shown = False
+            self.session.draw_answered(cmd == "ok")
+        elif cmd == "msg":
+            self.console(line[4:])
+
+    draw_shown = False
+
+    def _player_move(self, uci):
+        logic = self.session.logic
+        if not logic.playing() or not logic.my_turn():
+            self._send("nok")  # not the player's move to make: the LEDs guide it back
+            return
+        game = self.app.referee.game
+        last = game.last_move()
+        full = move_uci(last) if last else uci
+        if full[:4] != uci[:4]:
+            full = uci
+        if len(full) == 5:
+            self.promotion = (full, self.now)  # the taps may still choose another piece
+            return
+        self._send("ok")
+        self.moves.append(full)
+        self.session.player_moved(full)
+
+    def _send_promotion(self):
+        uci = self.promotion[0]
+        last = self.app.referee.game.last_move()
+        if last and move_uci(last)[:4] == uci[:4]:
+            uci = move_uci(last)  # the piece the taps chose
+        self.promotion = None
+        self._send("promote " + uci)
+        self.moves.append(uci)
+        self.session.player_moved(uci)
+
+    # ------------------------------------------------------------------ Lichess's side (Session)
+
+    def say(self, text):
+        self.console(text)
+
+    def net(self, state):
+        self.net_state = state
+        self.console("online: " + state)
+
+    def new_game(self, info):
+        self.start_fen = STARTING_FEN if info["fen"] in ("startpos", "") else info["fen"]
+        self.moves = []
+        self.white = info["white"]
+        self.lit = None
+        self.begin_due = True
+
+    def sync(self, moves):
+        self.moves = list(moves)
+        self.lit = None
+        self.begin_due = True
+
+    def opponent_move(self, uci):
+        self.moves.append(uci)
+        if self.begin_due:
+            self.lit = uci  # lit after the begin, at the position before it
+        else:
+            self._send("move " + uci)
+
+    def put_back(self, uci, reason):
+        if self.moves[-1:] == [uci]:
+            self.moves.pop()
+        self.begin_due = True
+
+    def answer_draw(self, accepted):
+        if self.awaiting_draw:
+            self.awaiting_draw = False
+            self._send("ok" if accepted else "nok")
+
+    def draw_offered(self, on):
+        if on:
+            self.draw_shown = True
+            self._send("draw_offer")
+
+    def clocks(self, wtime, btime):
+        if isinstance(wtime, int) and isinstance(btime, int) and not self.begin_due:
+            self._send("time %d %d" % (max(0, wtime), max(0, btime)))
+
+    def ended(self, result, words, reason):
+        self.console("game over: %s (%s)" % (result, words))
+        self._flush_begin()
+        self._send("end " + (reason if reason in _CPP_REASONS else "undefined"))
+
+    def _flush_begin(self):
+        if self.begin_due:
+            self._begin()
+
+    def _begin(self):
+        self.begin_due = False
+        if not self.features_sent:
+            self.features_sent = True
+            for f in FEATURES:
+                self._send("feature " + f)
+        game = Game(self.start_fen)
+        upto = self.moves[:-1] if self.lit else self.moves
+        for uci in upto:
+            game.push_uci(uci)
+        self._send("side " + ("w" if self.white else "b"))
+        self._send("begin " + game.fen())
+        if self.lit:
+            self._send("move " + self.lit)
+            self.lit = None
