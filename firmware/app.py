@@ -55,6 +55,7 @@ class App:
         # until it lets go; the referee and display keep working underneath.
         self.host_frame = None
         self.listeners = []  # callables(event) told of every referee event (the USB link)
+        self.online = None  # online/central.py on a Pico W playing on Lichess (main.py sets it)
         # The board's own engine: plays a side when asked (gesture, board.json, USB), else idles.
         # (engine/opponent.py, loaded the first time it is wanted: a board used by two players
         # keeps the RAM its code takes).

@@ -9,11 +9,19 @@
 # are queued and fed in poll(), after the step, never inside the Link's own event handling.
 # A promotion made on the board is answered once the board has been still for PROMOTION_WAIT_MS,
 # so taps on the new piece choose it (docs/spec.md section 3) before it is sent to Lichess.
+from core import signals as S
 from core.game import Game
 from core.position import STARTING_FEN, move_uci
 from link import Link
 
 PROMOTION_WAIT_MS = 2000
+# The network's state on the LEDs, shown this long on the four centre squares (d4 e4 d5 e5) while
+# no game is in progress (docs/lichess-wifi.md has the table): in the remote-move colour while
+# joining (d4 e5 only) and once online (all four), in the illegal-move colour when it fails.
+NET_SHOW_MS = 2000
+_CENTRE = (27, 28, 35, 36)
+_NET_SIGNS = {"connecting": ((27, 36), S.REMOTE_MOVE), "online": (_CENTRE, S.REMOTE_MOVE),
+              "refused": (_CENTRE, S.ILLEGAL), "offline": (_CENTRE, S.ILLEGAL)}
 FEATURES = ("msg", "resign", "draw_offer", "moved", "side", "time", "draw_reason")
 # Lichess's end -> the CPP end reason the board knows (draw_reason adds stalemate).
 _CPP_REASONS = ("checkmate", "draw", "timeout", "resign", "abort", "undefined", "stalemate")
@@ -37,6 +45,8 @@ class OnlineCentral:
         self.awaiting_draw = False  # the board's own draw sign waits for Lichess's answer
         self.net_state = "offline"
         self.now = 0
+        self.net_frame = None
+        self.net_frame_until = 0
 
     # ------------------------------------------------------------------ the main loop
 
@@ -45,6 +55,11 @@ class OnlineCentral:
         self.now = now
         if self.session is not None:
             self.session.poll(now)
+        if self.net_frame is not None and (now - self.net_frame_until >= 0 or self.begin_due):
+            if self.app.host_frame is self.net_frame:
+                self.app.host_frame = None
+                self.app.redraw()
+            self.net_frame = None
         if self.begin_due:
             self._begin()
         if self.promotion is not None and now - self.promotion[1] >= PROMOTION_WAIT_MS:
@@ -122,6 +137,17 @@ class OnlineCentral:
     def net(self, state):
         self.net_state = state
         self.console("online: " + state)
+        sign = _NET_SIGNS.get(state)
+        playing = self.session is not None and self.session.logic.playing()
+        if sign is None or playing or self.app.host_frame not in (None, self.net_frame):
+            return  # mid-game the LEDs keep to the game: the console says it
+        frame = bytearray(64)
+        for sq in sign[0]:
+            frame[sq] = sign[1]
+        self.net_frame = frame
+        self.net_frame_until = self.now + NET_SHOW_MS
+        self.app.host_frame = frame
+        self.app.redraw()
 
     def new_game(self, info):
         self.start_fen = STARTING_FEN if info["fen"] in ("startpos", "") else info["fen"]
@@ -167,6 +193,11 @@ class OnlineCentral:
         self._send("end " + (reason if reason in _CPP_REASONS else "undefined"))
 
     def _flush_begin(self):
+        if self.net_frame is not None and (now - self.net_frame_until >= 0 or self.begin_due):
+            if self.app.host_frame is self.net_frame:
+                self.app.host_frame = None
+                self.app.redraw()
+            self.net_frame = None
         if self.begin_due:
             self._begin()
 

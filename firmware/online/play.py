@@ -17,6 +17,8 @@
 #   net(state)                  "online", "connecting", "offline", "refused": for the LEDs
 from online import lichess_game as lg
 
+SEEK_GRACE_MS = 3000  # after the event stream opens: a game in progress is announced within this
+
 
 class Session:
     def __init__(self, api, board, accept=None):
@@ -27,6 +29,8 @@ class Session:
         self.gen = None
         self.game_id = None
         self.state = "connecting"
+        self.pending_seek = None  # (minutes, increment): seek once Lichess has said no game is on
+        self.seek_after = None  # ms: when, if no gameStart came first
 
     # ------------------------------------------------------------------ the player's side
 
@@ -34,6 +38,11 @@ class Session:
         if game_id != self.game_id:
             self.game_id = game_id
             self.gen = self.api.watch_game(game_id)
+
+    def seek_when_idle(self, minutes, increment):
+        """At power-up: seek unless Lichess announces a game in progress (its event stream sends
+        gameStart for it at once on connecting), so a power cut mid-game resumes that game."""
+        self.pending_seek = (minutes, increment)
 
     def seek(self, minutes, increment, rated=False):
         if not lg.seek_allowed(minutes, increment):
@@ -62,7 +71,10 @@ class Session:
     def poll(self, now):
         for item in self.api.take():
             kind = item[0]
-            if kind == "me":
+            if kind == "wifi":
+                self._net("online" if item[1] == "online" else "connecting" if item[1] == "joining" else "offline")
+                self.board.say("Wi-Fi: " + item[1])
+            elif kind == "me":
                 self.logic.me = item[1].lower()
                 self.board.say("signed in to Lichess as %s" % item[1])
             elif kind == "event":
@@ -72,6 +84,8 @@ class Session:
                     self.act(self.logic.game_event(item[2], now))
             elif kind == "up":
                 self._net("online")
+                if item[1] == "events" and self.pending_seek is not None and self.seek_after is None:
+                    self.seek_after = now + SEEK_GRACE_MS
             elif kind == "down":
                 self._net("connecting")
                 self.board.say("Lichess %s stream lost (%s): reconnecting; the game is kept" % (item[1], item[2]))
@@ -88,6 +102,10 @@ class Session:
             elif kind == "seek-done":
                 if item[1]:
                     self.board.say("the seek ended (%s)" % item[1])
+        if self.seek_after is not None and now - self.seek_after >= 0:
+            if self.logic.game_id is None:
+                self.seek(self.pending_seek[0], self.pending_seek[1])
+            self.pending_seek = self.seek_after = None
         self.act(self.logic.tick(now))
 
     def _net(self, state):

@@ -1,0 +1,73 @@
+# Online play at power-up (Pico W, Pico 2 W): main.py calls start() once the board is wired. A Pico
+# without a radio (no `network` module), or a board whose Wi-Fi or token was never written
+# (link/board.py: wifi-ssid, wifi-password, lichess-token), stays offline and loses nothing.
+#
+# Core 0 keeps the 5 ms scan loop; main.py polls the OnlineCentral every POLL_MS. Core 1 (one
+# _thread, all the rp2 port allows) joins the Wi-Fi, sets the clock by SNTP, loads the roots and
+# runs the Board API client; that is where every TLS handshake happens. Memory: this module and
+# online/ load only here, after the boot-only modules are dropped.
+import gc
+
+ROOTS_PATH = "online/roots.pem"  # Lichess's certificate roots; replaceable (docs/lichess-wifi.md)
+POLL_MS = 20
+
+
+def start(app, console, seek=None):
+    """The OnlineCentral to poll, or None when the board stays offline (console says why)."""
+    try:
+        import network
+    except ImportError:
+        return None  # no radio: nothing to say, nothing lost
+    from online import secrets
+
+    keys = secrets.load()
+    if not keys.get("ssid") or not keys.get("token"):
+        console("online: not set up (USB: wifi-ssid NAME, wifi-password PW, lichess-token TOKEN)")
+        return None
+    import _thread
+    import socket
+    import ssl
+    import time
+
+    from online.board_api import BoardApi
+    from online.central import OnlineCentral
+    from online.play import Session
+
+    central = OnlineCentral(app, console)
+    lock = _thread.allocate_lock()
+    api = BoardApi(socket, None, keys["token"], ticks_ms=time.ticks_ms, sleep_ms=time.sleep_ms, lock=lock)
+    central.session = Session(api, central, accept="")
+    central.net("connecting")
+    if seek:
+        central.session.seek_when_idle(seek[0], seek[1])
+    ssid, password = keys["ssid"], keys.get("password")
+    keys = None
+
+    def network_core():
+        from online import clock, https, wifi
+
+        wlan, state = wifi.join(network, ssid, password, time.ticks_ms, time.sleep_ms)
+        api.inbox.append(("wifi", state))
+        if state != wifi.CONNECTED:
+            return
+        try:
+            import machine
+
+            set_rtc = machine.RTC().datetime
+        except (ImportError, AttributeError):
+            set_rtc = None
+        if set_rtc is not None and clock.set_clock(socket, set_rtc) is None:
+            api.inbox.append(("tls", "no network time (SNTP): certificates cannot be checked"))
+            return
+        try:
+            with open(ROOTS_PATH, "rb") as f:
+                api.ctx = https.context(ssl, f.read())
+        except (OSError, ValueError) as e:
+            api.inbox.append(("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e)))
+            return
+        gc.collect()
+        api.wifi_up = wlan.isconnected
+        api.run()
+
+    _thread.start_new_thread(network_core, ())
+    return central
