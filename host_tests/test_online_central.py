@@ -142,3 +142,66 @@ def test_a_promotion_piece_chosen_by_taps_on_the_board_goes_to_lichess():
     o.run(PROMOTION_WAIT_MS + 100)
     assert o.api.posts == [("make_move", "p1", chosen)]
     assert chosen in ("a7a8r", "a7a8b", "a7a8n") and o.rig.game.uci_moves() == [chosen]
+
+
+def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # online.secret lives in the board's (here the test's) root
+    rig = Rig()
+    assert "wifi=" not in rig.ask("status")[0]  # a board never set up says nothing of it
+    secret_pw, secret_token = "hunter2 with spaces", "lip_AbCdEf0123456789"
+    answers = rig.ask("wifi-ssid Home Net") + rig.ask("wifi-password " + secret_pw) + rig.ask("lichess-token " + secret_token)
+    assert answers == ["ok wifi-ssid set", "ok wifi-password set", "ok lichess-token set"]
+    status = rig.ask("status")[0]
+    assert status.endswith(" online=off wifi=set token=set")
+    text = "\n".join(answers + [status] + rig.ask("help")[1:] + rig.ask("online"))
+    assert secret_pw not in text and secret_token not in text and "hunter2" not in text
+    from online import secrets
+
+    assert secrets.load() == {"ssid": "Home Net", "password": secret_pw, "token": secret_token}
+    assert rig.ask("lichess-token") == ["err a token must be one non-empty line"]
+    assert secrets.load()["token"] == secret_token  # a bad write loses nothing
+
+
+def test_make_flash_carries_the_roots_and_never_the_secrets():
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+    import flash
+
+    assert "online/roots.pem" in flash.DATA_FILES
+    for rel in flash.DATA_FILES:
+        assert "secret" not in rel
+    assert "online.secret" in flash.__doc__  # and the docstring says it is never touched
+    from online import https
+
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware", "online", "roots.pem")) as f:
+        assert len(https.pem_blocks(f.read())) == 2  # ISRG Root X1 and X2
+
+
+def test_a_power_cut_mid_game_resumes_it_online(monkeypatch):
+    # The board saves the online game like any other; after a power cut it resumes its saved
+    # game, Lichess announces the game in progress, gameFull agrees: the board plays on in step.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "g9"}})
+    o.lichess(full("g9", False, "e2e4"))  # the player has Black; White's first move is lit
+    assert frame_squares(o.rig, S.REMOTE_MOVE) == [parse_square("e2"), parse_square("e4")]
+    o.play("e2e4")
+    o.play("c7c5")
+    assert o.api.posts == [("make_move", "g9", "c7c5")]
+    o.run(600)  # the save waits for a still board
+    flash = o.rig.flash
+    # Power cut: a new App on the same flash, the pieces where they stood.
+    import test_link
+
+    monkeypatch.setattr(test_link, "FakeFlash", lambda: flash)
+    again = Online(occupied=[i for i in range(64) if o.rig.vm.occupied(i)])
+    assert again.rig.game.uci_moves() == ["e2e4", "c7c5"]  # the board resumed its saved game
+    again.run(100)
+    again.lichess({"type": "gameStart", "game": {"gameId": "g9"}})
+    again.lichess(full("g9", False, "e2e4 c7c5 g1f3"))
+    assert frame_squares(again.rig, S.REMOTE_MOVE) == [parse_square("g1"), parse_square("f3")]
+    again.play("g1f3")
+    again.play("d7d6")
+    assert again.api.posts == [("make_move", "g9", "d7d6")]

@@ -97,10 +97,14 @@ class OnlineCentral:
             # The board's answer to the opponent's offer: the kings' sign (ok) or a move (nok).
             self.draw_shown = False
             self.session.draw_answered(cmd == "ok")
+        elif cmd == "sync" and self.lit_pending:
+            self._send("move " + self.lit_pending)
+            self.lit_pending = None
         elif cmd == "msg":
             self.console(line[4:])
 
     draw_shown = False
+    lit_pending = None
 
     def _player_move(self, uci):
         logic = self.session.logic
@@ -158,11 +162,13 @@ class OnlineCentral:
 
     def sync(self, moves):
         self.moves = list(moves)
-        self.lit = None
+        self.lit = self.lit_pending = None
         self.begin_due = True
 
     def opponent_move(self, uci):
         self.moves.append(uci)
+        if self.lit_pending:
+            self.begin_due = True  # another move before the first was lit: begin again
         if self.begin_due:
             self.lit = uci  # lit after the begin, at the position before it
         else:
@@ -208,11 +214,17 @@ class OnlineCentral:
             for f in FEATURES:
                 self._send("feature " + f)
         game = Game(self.start_fen)
-        upto = self.moves[:-1] if self.lit else self.moves
-        for uci in upto:
+        for uci in self.moves[:-1]:
             game.push_uci(uci)
+        if not self.lit and self.moves and (game.position.side == 0) != self.white:
+            # The opponent moved last: if the board's own game (resumed after a power cut, or
+            # from before the stream dropped) stands just before that move, light it to be made.
+            if game.fen().split()[:2] == self.app.referee.game.fen().split()[:2]:
+                self.lit = self.moves[-1]
+        if not self.lit and self.moves:
+            game.push_uci(self.moves[-1])
         self._send("side " + ("w" if self.white else "b"))
         self._send("begin " + game.fen())
-        if self.lit:
-            self._send("move " + self.lit)
-            self.lit = None
+        # The opponent's last move is lit once the pieces stand where the game before it has them
+        # (the board's `sync`): lit at once it would be pushed into a board still out of step.
+        self.lit_pending, self.lit = self.lit, None
