@@ -91,25 +91,44 @@ class FakeLichess:
             def do_POST(self):
                 fake.handle(self, "POST")
 
+        self.handler = Handler
+        self.tls = tls
+        self.port = port
+        self._listen()
+
+    def _listen(self):
         class Server(ThreadingHTTPServer):
             daemon_threads = True
+            allow_reuse_address = True
 
             def handle_error(self, request, client_address):
                 pass  # a client that refused our certificate, or hung up: nothing to report
 
-        self.server = Server(("127.0.0.1", port), Handler)
-        self.port = port
-        self.url = "http://127.0.0.1:%d" % port
-        if tls:
+        self.server = Server(("127.0.0.1", self.port), self.handler)
+        self.url = "http://127.0.0.1:%d" % self.port
+        if self.tls:
             import ssl
 
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            ctx.load_cert_chain(tls[0], tls[1])
+            ctx.load_cert_chain(self.tls[0], self.tls[1])
             # The handshake happens in each connection's own thread (on its first read), so a
             # client stuck in one never holds up the others.
             self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True, do_handshake_on_connect=False)
-            self.url = "https://localhost:%d" % port
+            self.url = "https://localhost:%d" % self.port
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def restart(self, down_s=1.0):
+        """The server goes down and comes back (a deploy): every connection cut, nothing listening
+        for down_s, the games kept."""
+        self.drop()
+        with self.lock:
+            for q in self.event_streams:
+                q.put(None)
+        self.server.shutdown()
+        self.server.server_close()
+        time.sleep(down_s)
+        self._listen()
+        self.start()
 
     def start(self):
         self.thread.start()

@@ -176,3 +176,41 @@ def test_a_wrong_wifi_password_is_said(rig, runtime):
     server, start, _ = rig
     board = start(runtime, password="not-it")
     board.expect(r"wifi: wrong Wi-Fi password")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_server_restarted_mid_game(rig, runtime):
+    server, start, _ = rig
+    server.add_game("game0004", False, ["e2e4", "g1f3"])
+    board = start(runtime)
+    board.expect(r"new: game0004 white=False")
+    board.expect(r"opponent: e2e4")
+    server.restart(down_s=1.0)
+    board.expect(r"Lichess game stream lost")
+    board.expect(r"back in step with Lichess", timeout=20)
+    board.send("move e7e5")
+    board.expect(r"opponent: g1f3")
+    assert server.moves_seen == ["e7e5"]
+
+
+def test_dns_failing_is_said_and_tried_again():
+    # No name service: the client says so and tries again later (the socket module stands in).
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+    from online.board_api import BoardApi
+
+    class NoDns:
+        @staticmethod
+        def getaddrinfo(host, port):
+            raise OSError(-2)
+
+    clock = [0]
+    api = BoardApi(NoDns, None, TOKEN, ticks_ms=lambda: clock[0], sleep_ms=lambda ms: None)
+    assert api.step()
+    (told,) = api.take()
+    assert told[0] == "retry" and "cannot find lichess.org (DNS" in told[2]
+    assert not api.step()  # backing off
+    clock[0] += 600
+    assert api.step() and api.take()[0][0] == "retry"
+    assert TOKEN not in repr(api)

@@ -89,7 +89,14 @@ class OnlineCentral:
         if cmd == "move" and len(words) > 1:
             self._player_move(words[1])
         elif cmd == "resign":
-            self.session.player_resigned()
+            # The sign names who resigns (dark centre squares: White, light: Black): only the
+            # player's own resignation goes to Lichess; the other is put back.
+            if self.app.referee.game.result == ("0-1" if self.white else "1-0"):
+                self.session.player_resigned()
+            else:
+                self.console("that sign resigns for your opponent: yours is the kings on the %s centre squares"
+                             % ("dark (d4, e5)" if self.white else "light (d5, e4)"))
+                self.begin_due = True
         elif cmd == "draw_offer":
             self.awaiting_draw = True
             self.session.player_offers_draw()
