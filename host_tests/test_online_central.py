@@ -205,3 +205,29 @@ def test_a_power_cut_mid_game_resumes_it_online(monkeypatch):
     again.play("g1f3")
     again.play("d7d6")
     assert again.api.posts == [("make_move", "g9", "d7d6")]
+
+
+def test_the_opponent_mates_the_mating_move_is_lit_first_and_a_loss_on_time_ends_the_board():
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "m1"}})
+    o.lichess(full("m1", True))
+    for mine, theirs, so_far in (("f2f3", "e7e5", "f2f3 e7e5"), ("g2g4", None, None)):
+        o.play(mine)
+        if theirs:
+            o.lichess(state(so_far))
+            o.lichess(state(so_far))
+            o.play(theirs)
+    # Fool's mate: Lichess says mate with the move; the board shows the move first, then the end.
+    o.lichess(state("f2f3 e7e5 g2g4 d8h4", status="mate", winner="black"))
+    assert frame_squares(o.rig, S.REMOTE_MOVE) == [parse_square("h4"), parse_square("d8")]
+    o.play("d8h4")
+    assert o.rig.game.result == "0-1" and frame_squares(o.rig, S.MATED_KING) == [parse_square("e1")]
+    # Another game lost on time: the board's game ends too (the loser's king), not "White to move".
+    o.lichess({"type": "gameStart", "game": {"gameId": "m2"}})
+    o.lichess(full("m2", True))
+    o.run(300)
+    o.lichess(state("", status="outoftime", winner="black"))
+    o.run(100)
+    assert o.rig.game.result == "0-1"
+    assert any("you ran out of time" in s for s in o.said)

@@ -11,7 +11,7 @@
 # so taps on the new piece choose it (docs/spec.md section 3) before it is sent to Lichess.
 from core import signals as S
 from core.game import Game
-from core.position import STARTING_FEN, move_uci
+from core.position import BLACK, STARTING_FEN, WHITE, move_uci
 from link import Link
 
 PROMOTION_WAIT_MS = 2000
@@ -105,13 +105,19 @@ class OnlineCentral:
             self.draw_shown = False
             self.session.draw_answered(cmd == "ok")
         elif cmd == "sync" and self.lit_pending:
-            self._send("move " + self.lit_pending)
+            self._show(self.lit_pending)
             self.lit_pending = None
+        elif cmd == "moved":
+            self.shown = None
+            if self.end_due is not None:
+                self._end(*self.end_due)
         elif cmd == "msg":
             self.console(line[4:])
 
     draw_shown = False
     lit_pending = None
+    shown = None  # the opponent's move lit and not yet made
+    end_due = None  # (result, reason): Lichess ended the game; sent once the lit move is made
 
     def _player_move(self, uci):
         logic = self.session.logic
@@ -161,6 +167,7 @@ class OnlineCentral:
         self.app.redraw()
 
     def new_game(self, info):
+        self.shown = self.end_due = self.lit_pending = None
         self.start_fen = STARTING_FEN if info["fen"] in ("startpos", "") else info["fen"]
         self.moves = []
         self.white = info["white"]
@@ -169,7 +176,7 @@ class OnlineCentral:
 
     def sync(self, moves):
         self.moves = list(moves)
-        self.lit = self.lit_pending = None
+        self.lit = self.lit_pending = self.shown = None
         self.begin_due = True
 
     def opponent_move(self, uci):
@@ -179,7 +186,11 @@ class OnlineCentral:
         if self.begin_due:
             self.lit = uci  # lit after the begin, at the position before it
         else:
-            self._send("move " + uci)
+            self._show(uci)
+
+    def _show(self, uci):
+        self.shown = uci
+        self._send("move " + uci)
 
     def put_back(self, uci, reason):
         if self.moves[-1:] == [uci]:
@@ -203,6 +214,19 @@ class OnlineCentral:
     def ended(self, result, words, reason):
         self.console("game over: %s (%s)" % (result, words))
         self._flush_begin()
+        if self.shown is not None or self.lit_pending is not None:
+            self.end_due = (result, reason)  # the last move first, as the companion does
+            return
+        self._end(result, reason)
+
+    def _end(self, result, reason):
+        self.end_due = None
+        game = self.app.referee.game
+        if result in ("1-0", "0-1") and not game.is_over():
+            # Lost on time, by leaving or by resigning on Lichess: the board's game ends too, shown
+            # as a resignation (the loser's king), not left showing whose move it is.
+            game.resign(WHITE if result == "0-1" else BLACK)
+            self.link.load(game)
         self._send("end " + (reason if reason in _CPP_REASONS else "undefined"))
 
     def _flush_begin(self):
