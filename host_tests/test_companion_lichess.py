@@ -275,3 +275,28 @@ def test_a_refused_move_is_put_back_with_lichess_reason(rig, tmp_path):
     board = chess.Board()
     sim.play(board, chess.Move.from_uci("e2e4"))
     comp.expect(r"Lichess refused the move e2e4 \(Not your turn, or an invalid move\): it is put back")
+
+
+def test_a_move_made_on_the_board_while_the_companion_was_closed_reaches_lichess(rig, tmp_path):
+    # Issue 23: the board answers before gameFull comes (nearly always), and the move made on it
+    # while no companion listened was lost ("brought back in step", the LEDs asking for it back).
+    server, start = rig
+    server.add_game("away0001", True, ["e7e5"])
+    link = str(tmp_path / "board")
+    sim = SimBoard(link)
+    try:
+        board = chess.Board()
+        sim.play(board, chess.Move.from_uci("e2e4"))  # on the board alone, no PC
+        time.sleep(0.5)
+        comp = Companion("lichess", "--server", server.url, "--token-file", str(tmp_path / "token"), "--port", link,
+                         "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5", "--game", "away0001")
+        try:
+            comp.expect(r"the board has a move made while the PC was not listening: e4")
+            comp.expect(r"Opponent plays e5")
+            assert server.moves_seen == ["e2e4"]
+            assert "brought back in step" not in comp.text() and TOKEN not in comp.text()
+        finally:
+            comp.stop()
+            print(dump(comp))
+    finally:
+        sim.stop()
