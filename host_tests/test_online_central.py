@@ -149,7 +149,8 @@ def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(t
     rig = Rig()
     assert "wifi=" not in rig.ask("status")[0]  # a board never set up says nothing of it
     secret_pw, secret_token = "hunter2 with spaces", "lip_AbCdEf0123456789"
-    answers = rig.ask("wifi-ssid Home Net") + rig.ask("wifi-password " + secret_pw) + rig.ask("lichess-token " + secret_token)
+    answers = (rig.ask("online wifi-ssid Home Net") + rig.ask("online wifi-password " + secret_pw)
+               + rig.ask("online lichess-token " + secret_token))
     assert answers == ["ok wifi-ssid set", "ok wifi-password set", "ok lichess-token set"]
     status = rig.ask("status")[0]
     assert status.endswith(" online=off wifi=set token=set")
@@ -158,7 +159,7 @@ def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(t
     from online import secrets
 
     assert secrets.load() == {"ssid": "Home Net", "password": secret_pw, "token": secret_token}
-    assert rig.ask("lichess-token") == ["err a token must be one non-empty line"]
+    assert rig.ask("online lichess-token") == ["err a token must be one non-empty line"]
     assert secrets.load()["token"] == secret_token  # a bad write loses nothing
 
 
@@ -231,3 +232,20 @@ def test_the_opponent_mates_the_mating_move_is_lit_first_and_a_loss_on_time_ends
     o.run(100)
     assert o.rig.game.result == "0-1"
     assert any("you ran out of time" in s for s in o.said)
+
+
+def test_the_opponents_draw_offer_shows_on_both_kings_until_answered():
+    # Issue 23: the opponent's draw offer never showed on the LEDs.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "d1"}})
+    o.lichess(full("d1", True))
+    o.play("g1f3")
+    o.lichess(state("g1f3"))
+    o.lichess(state("g1f3 g8f6"))
+    o.play("g8f6")
+    o.lichess(state("g1f3 g8f6", bdraw=True))
+    assert frame_squares(o.rig, S.CLAIM) == [parse_square("e1"), parse_square("e8")]
+    o.play("b1c3")  # a move declines: the kings go dark
+    assert frame_squares(o.rig, S.CLAIM) == []
+    assert o.api.posts[-1] == ("make_move", "d1", "b1c3")

@@ -62,65 +62,15 @@ def _status(link, rest):
 
 
 def _online_status(link):
-    """ online=STATE wifi=set|unset token=set|unset: whether the secrets are written, never what
-    they are (online/secrets.py). Nothing on a board that never had them and is not online."""
-    from online import secrets  # noqa: PLC0415 - loaded when asked
+    from online.usb import status_suffix  # noqa: PLC0415 - loaded when asked
 
-    have = secrets.status()
-    central = getattr(link.app, "online", None)
-    if central is None and not have["wifi"] and not have["token"]:
-        return ""
-    return " online=%s wifi=%s token=%s" % (
-        central.net_state if central is not None else "off",
-        "set" if have["wifi"] else "unset",
-        "set" if have["token"] else "unset",
-    )
-
-
-def _secret(link, key, rest, what):
-    from online import secrets  # noqa: PLC0415 - loaded when asked
-
-    try:
-        secrets.update(**{key: rest})
-    except ValueError as e:
-        link.err(str(e))
-        return
-    except OSError as e:
-        link.err("%s not saved: the flash said %s" % (what, e))
-        return
-    link.line("ok %s set" % what)  # never the value: it is not read back
-
-
-def _wifi_ssid(link, rest):
-    _secret(link, "ssid", rest.strip(), "wifi-ssid")
-
-
-def _wifi_password(link, rest):
-    _secret(link, "password", rest, "wifi-password")
-
-
-def _lichess_token(link, rest):
-    _secret(link, "token", rest.strip(), "lichess-token")
+    return status_suffix(link)
 
 
 def _online(link, rest):
-    central = getattr(link.app, "online", None)
-    words = rest.split()
-    if words and words[0] == "seek":
-        if central is None:
-            link.err("online: not online (status says why)")
-            return
-        from online.lichess_game import parse_seek  # noqa: PLC0415
+    from online.usb import command  # noqa: PLC0415 - loaded when asked
 
-        try:
-            minutes, inc = parse_seek(words[1] if len(words) > 1 else "10+0")
-        except ValueError as e:
-            link.err(str(e))
-            return
-        central.session.seek(int(minutes), inc)
-        link.line("ok seeking %s+%d" % (minutes, inc))
-        return
-    link.line("online %s" % (central.net_state if central is not None else "off"))
+    command(link, rest)
 
 
 def _board(link, rest):
@@ -220,10 +170,7 @@ COMMANDS = (
     ("promote", _promote, False, "  promote q|r|b|n change the last promotion"),
     ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
     ("engine", _engine, False, "  engine [white|black|off [LEVEL] | level N | hint]  the board's own engine"),
-    ("wifi-ssid", _wifi_ssid, False, "  wifi-ssid NAME  the Wi-Fi network to join (Pico W), kept on the board"),
-    ("wifi-password", _wifi_password, False, "  wifi-password PW   its password: written once, never read back"),
-    ("lichess-token", _lichess_token, False, "  lichess-token T the Lichess token (board:play): written once, never read back"),
-    ("online", _online, False, "  online [seek MIN+INC]  the Lichess link's state; seek a game"),
+    ("online", _online, False, "  online [wifi-ssid S|wifi-password P|lichess-token T|seek M+I]  Lichess over Wi-Fi"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )
 

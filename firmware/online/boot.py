@@ -1,6 +1,6 @@
 # Online play at power-up (Pico W, Pico 2 W): main.py calls start() once the board is wired. A Pico
 # without a radio (no `network` module), or a board whose Wi-Fi or token was never written
-# (link/board.py: wifi-ssid, wifi-password, lichess-token), stays offline and loses nothing.
+# (the USB command `online`, online/usb.py), stays offline and loses nothing.
 #
 # Core 0 keeps the 5 ms scan loop; main.py polls the OnlineCentral every POLL_MS. Core 1 (one
 # _thread, all the rp2 port allows) joins the Wi-Fi, sets the clock by SNTP, loads the roots and
@@ -22,7 +22,7 @@ def start(app, console, seek=None):
 
     keys = secrets.load()
     if not keys.get("ssid") or not keys.get("token"):
-        console("online: not set up (USB: wifi-ssid NAME, wifi-password PW, lichess-token TOKEN)")
+        console("online: not set up (USB: online wifi-ssid NAME, online wifi-password PW, online lichess-token TOKEN)")
         return None
     import _thread
     import socket

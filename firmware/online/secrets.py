@@ -1,5 +1,5 @@
-# The Wi-Fi password and the Lichess token: written once over USB (`wifi SSID PASSWORD`,
-# `lichess-token TOKEN`, link/board.py) into a file of their own, SECRETS_PATH, that nothing reads
+# The Wi-Fi password and the Lichess token: written once over USB (`online wifi-ssid NAME`,
+# `online wifi-password PW`, `online lichess-token TOKEN`: online/usb.py) into a file of their own, SECRETS_PATH, that nothing reads
 # back: no command prints it, `status` says only whether each is set, and `make flash`
 # (tools/flash.py) neither copies nor deletes it. Only online/ reads it, to join the network and to
 # put the token in the Authorization header of requests to Lichess.

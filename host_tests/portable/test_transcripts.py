@@ -17,6 +17,8 @@ import core.position  # noqa: E402,F401
 gc.collect()
 import core.referee  # noqa: E402,F401
 gc.collect()
+import app  # noqa: E402,F401 - the next biggest, likewise
+gc.collect()
 from board_sim import BoardSim  # noqa: E402
 
 HAND_WRITTEN = "host_tests/transcripts"
