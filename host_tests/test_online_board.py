@@ -214,3 +214,36 @@ def test_dns_failing_is_said_and_tried_again():
     clock[0] += 600
     assert api.step() and api.take()[0][0] == "retry"
     assert TOKEN not in repr(api)
+
+
+def test_the_clock_is_set_from_the_network_for_certificate_dates():
+    # A local SNTP stand-in (UDP): the first server named cannot be found, the second answers.
+    import socket as socket_module
+    import struct
+    import sys
+    import threading
+
+    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+    from online import clock
+
+    import calendar
+
+    now = calendar.timegm((2026, 12, 2, 0, 0, 0))
+    server = socket_module.socket(socket_module.AF_INET, socket_module.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def answer():
+        data, peer = server.recvfrom(48)
+        reply = bytearray(48)
+        reply[0] = 0x24  # leap 0, version 4, mode 4 (server)
+        reply[40:44] = struct.pack("!I", now + clock.NTP_TO_UNIX_S)
+        server.sendto(bytes(reply), peer)
+
+    threading.Thread(target=answer, daemon=True).start()
+    set_to = []
+    got = clock.set_clock(socket_module, set_to.append, servers=("no-such-host.invalid", "127.0.0.1"), port=port,
+                          timeout_s=2)
+    server.close()
+    assert got == now
+    assert set_to == [(2026, 12, 2, 2, 0, 0, 0, 0)]  # a Wednesday: weekday 2, as machine.RTC wants

@@ -249,3 +249,24 @@ def test_the_opponents_draw_offer_shows_on_both_kings_until_answered():
     o.play("b1c3")  # a move declines: the kings go dark
     assert frame_squares(o.rig, S.CLAIM) == []
     assert o.api.posts[-1] == ("make_move", "d1", "b1c3")
+
+
+def test_the_opponents_draw_offer_accepted_with_the_kings_sign():
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "d2"}})
+    o.lichess(full("d2", True))
+    o.play("g1f3")
+    o.lichess(state("g1f3"))
+    o.lichess(state("g1f3 g8f6"))
+    o.play("g8f6")
+    o.lichess(state("g1f3 g8f6", bdraw=True))
+    o.rig.lift("e1")
+    o.rig.place("d4")
+    o.rig.lift("e8")
+    o.rig.place("d5", ms=800)
+    o.run(100)
+    assert o.api.posts[-1] == ("accept_draw", "d2")
+    o.lichess(state("g1f3 g8f6", status="draw"))
+    assert o.rig.game.result == "1/2-1/2"
+    assert any("game over: 1/2-1/2" in s for s in o.said)

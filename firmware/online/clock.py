@@ -9,9 +9,9 @@ NTP_TO_UNIX_S = 2208988800  # 1900-01-01 to 1970-01-01
 SERVERS = ("pool.ntp.org", "time.google.com")
 
 
-def query(socket, host, timeout_s=3):
+def query(socket, host, timeout_s=3, port=NTP_PORT):
     """Seconds since 1970 (UTC) from an SNTP server; OSError when it does not answer."""
-    addr = socket.getaddrinfo(host, NTP_PORT)[0][-1]
+    addr = socket.getaddrinfo(host, port)[0][-1]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         s.settimeout(timeout_s)
@@ -26,13 +26,13 @@ def query(socket, host, timeout_s=3):
     return struct.unpack("!I", answer[40:44])[0] - NTP_TO_UNIX_S
 
 
-def set_clock(socket, set_rtc, servers=SERVERS):
+def set_clock(socket, set_rtc, servers=SERVERS, port=NTP_PORT, timeout_s=3):
     """Ask the servers in turn; set_rtc(time.gmtime tuple as machine.RTC().datetime takes it).
     Returns the seconds since 1970, or None when none answered (the board says so: TLS then
     fails on validity dates, with that reason)."""
     for host in servers:
         try:
-            unix = query(socket, host)
+            unix = query(socket, host, timeout_s, port)
         except OSError:
             continue
         epoch_shift = 946684800 if time.gmtime(0)[0] == 2000 else 0  # ports whose epoch is 2000
