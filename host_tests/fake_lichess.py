@@ -74,6 +74,7 @@ class FakeLichess:
         self.game_streams = []  # [game id, queue, mode] of the open game streams (mode: None, "stall", "drop")
         self.draw_answer = None  # what the opponent says to our draw offer: True, False or None (nothing)
         self.too_many = 0  # answer this many coming requests with HTTP 429 (Lichess's rate limit)
+        self.cut_posts = 0  # hang up on this many coming posts without an answer (the network gone)
         self.moves_seen = []  # every move posted, accepted or not (the tests check none is sent twice)
         fake = self
 
@@ -291,6 +292,13 @@ class FakeLichess:
                 self.too_many -= 1
         if limited:
             return self._reply(h, 429, {"error": "Too many requests. Try again later."})
+        with self.lock:
+            cut = method == "POST" and self.cut_posts > 0
+            if cut:
+                self.cut_posts -= 1
+        if cut:
+            h.close_connection = True  # no answer at all: the client sees the connection drop
+            return
         parts = path.strip("/").split("/")
         if method == "GET" and path == "/api/account":
             return self._reply(h, 200, {"id": self.me.lower(), "username": self.me})

@@ -300,3 +300,42 @@ def test_a_move_made_on_the_board_while_the_companion_was_closed_reaches_lichess
             print(dump(comp))
     finally:
         sim.stop()
+
+
+def test_a_move_sent_while_the_network_drops_goes_through_once_it_is_back(rig, tmp_path):
+    # Issue 23: after 6 tries (about 28 s) the move was dropped and the board put back.
+    server, start = rig
+    server.add_game("cut00001", True, ["e7e5"])
+    sim, comp = start("--game", "cut00001")
+    comp.expect("the pieces on the board match the game")
+    server.cut_posts = 2
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"Lichess unreachable \(.*\): make_move will be sent again")
+    comp.expect(r"Opponent plays e5")
+    assert server.moves_seen == ["e2e4"]
+
+
+def test_the_next_game_of_a_session_is_a_new_game_in_the_pgn(rig, tmp_path):
+    # Issue 23: only the first game reached the PGN; the next was "back in step with Lichess".
+    server, start = rig
+    sim, comp = start("--accept")
+    comp.expect(r"waiting for a challenge")
+    server.challenge("one00001", True, [])
+    comp.expect(r"you play White")
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("d2d4"))
+    comp.expect(r"you play d4")
+    server.opponent_resigns()
+    comp.expect(r"game over: 1-0 \(resignation\)")
+    comp.expect(r"game saved")
+    server.challenge("two00002", True, [])
+    comp.expect(r"Casual Rapid game .* you play White")
+    comp.expect(r"the board is brought back|the pieces|to board: begin")
+    server.opponent_resigns()
+    comp.expect(r"game over: 1-0 \(resignation\)")
+    comp.expect(r"game saved")
+    comp.stop()
+    games = read_pgn(str(tmp_path / "games.pgn"))
+    assert [g.headers["Site"].rsplit("/", 1)[1] for g in games] == ["one00001", "two00002"]
+    assert "back in step with Lichess" not in comp.text()
