@@ -28,6 +28,9 @@ def wait_for(condition, timeout=10):
 def free_port():
     for port in range(8900, 8920):
         with socket.socket() as s:
+            # As the server binds (HTTPServer.allow_reuse_address): a port left in TIME_WAIT by the
+            # previous test's connections is free for it.
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 s.bind(("127.0.0.1", port))
                 return port
@@ -323,6 +326,7 @@ def test_the_next_game_of_a_session_is_a_new_game_in_the_pgn(rig, tmp_path):
     comp.expect(r"waiting for a challenge")
     server.challenge("one00001", True, [])
     comp.expect(r"you play White")
+    comp.expect("the pieces on the board match the game")
     board = chess.Board()
     sim.play(board, chess.Move.from_uci("d2d4"))
     comp.expect(r"you play d4")
@@ -339,3 +343,26 @@ def test_the_next_game_of_a_session_is_a_new_game_in_the_pgn(rig, tmp_path):
     games = read_pgn(str(tmp_path / "games.pgn"))
     assert [g.headers["Site"].rsplit("/", 1)[1] for g in games] == ["one00001", "two00002"]
     assert "back in step with Lichess" not in comp.text()
+
+
+def test_an_under_promotion_chosen_by_a_tap_on_the_board(rig, tmp_path):
+    # Issue 23: a tap flipped the new piece to a rook and straight back to a queen.
+    server, start = rig
+    fen = "7k/P7/8/8/8/8/8/4K3 w - - 0 1"
+    server.add_game("prom0001", True, ["h8h7"], fen=fen)
+    link = str(tmp_path / "board")
+    sim = SimBoard(link, "--fen", fen)
+    comp = Companion("lichess", "--server", server.url, "--token-file", str(tmp_path / "token"), "--port", link,
+                     "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5", "--game", "prom0001", "--trace")
+    try:
+        comp.expect("the pieces on the board match the game")
+        sim.send("move a7 a8")
+        sim.send("tap a8")  # the queen becomes a rook
+        comp.expect(r"promotion to a rook")
+        comp.expect(r"you play a8=R\+")
+        comp.expect(r"Opponent plays Kh7")
+        assert server.moves_seen == ["a7a8r"]
+    finally:
+        comp.stop()
+        sim.stop()
+        print(dump(sim, comp))

@@ -22,6 +22,9 @@ RUNTIMES = ["cpython", "micropython"]
 def free_port():
     for port in range(8950, 8990):
         with socket.socket() as s:
+            # As the server binds (HTTPServer.allow_reuse_address): a port left in TIME_WAIT by the
+            # previous test's connections is free for it.
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 s.bind(("127.0.0.1", port))
                 return port

@@ -191,6 +191,7 @@ class Central:
         self.hint = None  # a hint shown on the LEDs
         self.placement = None  # the pieces as the board last reported them while out of step
         self.mode = None  # "strict" or "casual": set on the board (its own `mode` command) first
+        self._fen_wanted = None  # a callable(fen or None) waiting for the answer to ask_fen()
 
     # ------------------------------------------------------------------ the cable
 
@@ -226,6 +227,9 @@ class Central:
             what = self._asked.pop(0)
             if what[0] == "fen":
                 self._board_fen = None
+                if self._fen_wanted is not None:
+                    then, self._fen_wanted = self._fen_wanted, None
+                    then(None)
             self._pgn_lines = None
             self.game.board_message(
                 "the board did not answer %s (is it running the firmware? Ctrl-D at its REPL restarts it)"
@@ -333,6 +337,12 @@ class Central:
         self.hint = uci
         return self._send("move " + uci)
 
+    def ask_fen(self, then):
+        """Ask the board's position (its `fen` command) and call then(fen), or then(None) when it
+        does not answer: how a piece the board chose (a promotion tapped) is learnt mid-round."""
+        self._fen_wanted = then
+        self._ask(("fen",), "fen")
+
     def ask_status(self):
         return self._send("status")
 
@@ -377,6 +387,11 @@ class Central:
             return
         if cmd == "fen" and self._asked and self._asked[0][0] == "fen":
             self._asked.pop(0)
+            if self._fen_wanted is not None:
+                then, self._fen_wanted = self._fen_wanted, None
+                then(rest)
+                self._next()
+                return
             self._board_fen = rest
             self._next()
             return
