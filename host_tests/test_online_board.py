@@ -250,3 +250,62 @@ def test_the_clock_is_set_from_the_network_for_certificate_dates():
     server.close()
     assert got == now
     assert set_to == [(2026, 12, 2, 2, 0, 0, 0, 0)]  # a Wednesday: weekday 2, as machine.RTC wants
+
+
+def test_power_up_joins_the_wifi_shows_online_and_resumes_the_game(certs, tmp_path, monkeypatch):
+    # online/boot.py as main.py runs it: the secrets file, the Wi-Fi (the stand-in network), the
+    # roots file, the Board API on a second thread; an App on fakes polls the central.
+    import shutil
+    import sys
+
+    for p in (os.path.join(ROOT, "firmware"), os.path.join(ROOT, "tools", "shims"), os.path.join(ROOT, "host_tests", "portable")):
+        if p not in sys.path:
+            sys.path.append(p)
+    from core import signals as S
+    from online import boot
+    from test_link import Rig
+
+    good, _ = certs
+    server = FakeLichess(TOKEN, free_port(), tls=(good["server.pem"], good["server.key"])).start()
+    server.add_game("boot0001", True, ["e7e5"])
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("online")
+    shutil.copy(good["ca.pem"], boot.ROOTS_PATH)
+    with open("online.secret", "w") as f:
+        f.write("ssid testnet\npassword testpass\ntoken %s\n" % TOKEN)
+    rig = Rig()
+    said = []
+    central = boot.start(rig.app, said.append, host="localhost", port=server.port)
+    assert central is not None
+    centre = [27, 28, 35, 36]  # d4 e4 d5 e5: the network's sign (docs/lichess-wifi.md)
+    signs = []
+    step = Rig.run
+
+    def run(ms=300):
+        step(rig, ms)
+        central.poll(rig.t)
+        if rig.app.host_frame is not None:
+            signs.append(sorted((sq, rig.app.host_frame[sq]) for sq in range(64) if rig.app.host_frame[sq]))
+
+    rig.run = run  # the hands' moves step the online central too
+    try:
+        def run_until(condition, limit_ms=15000):
+            for _ in range(limit_ms // 20):
+                run(20)
+                if condition():
+                    return True
+                time.sleep(0.01)
+            return False
+
+        assert run_until(lambda: any("Casual" in s for s in said)), said
+        assert "Wi-Fi: online" in said and "online: online" in said
+        assert signs[0] == [(27, S.REMOTE_MOVE), (36, S.REMOTE_MOVE)]  # joining
+        assert [(sq, S.REMOTE_MOVE) for sq in centre] in signs  # online
+        rig.play("e2e4")
+        assert run_until(lambda: rig.game.uci_moves() == ["e2e4"] and server.moves_seen == ["e2e4"])
+        assert run_until(lambda: any(rig.app.frame[sq] == S.REMOTE_MOVE for sq in range(64)))
+        assert rig.app.host_frame is None  # the game's own LEDs once it began
+    finally:
+        central.session.api.stop()
+        server.stop()
+    assert TOKEN not in "\n".join(said)

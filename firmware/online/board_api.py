@@ -171,6 +171,10 @@ class BoardApi:
     def _tell(self, *item):
         self._locked(self.inbox.append, item)
 
+    def note(self, *item):
+        """Something for the main loop from elsewhere on the network core (boot.py: the Wi-Fi)."""
+        self._tell(*item)
+
     def run(self):
         """The second core's loop, until stop()."""
         while not self.stopped:
@@ -196,10 +200,11 @@ class BoardApi:
             return self._account(now)
         busy = self._post_one(now)
         playing = False
-        for s in list(self.streams):
+        streams = self._locked(list, self.streams)  # core 0 may add one meanwhile (watch_game, seek)
+        for s in streams:
             if s.kind == "game" and not s.finished:
                 playing = True
-        for s in list(self.streams):
+        for s in streams:
             if s.finished:
                 self._close(s)
                 self._locked(self.streams.remove, s)

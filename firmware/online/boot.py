@@ -12,8 +12,10 @@ ROOTS_PATH = "online/roots.pem"  # Lichess's certificate roots; replaceable (doc
 POLL_MS = 20
 
 
-def start(app, console, seek=None):
-    """The OnlineCentral to poll, or None when the board stays offline (console says why)."""
+def start(app, console, seek=None, host="lichess.org", port=443):
+    """The OnlineCentral to poll, or None when the board stays offline (console says why).
+    seek: (minutes, increment) to seek at power-up unless a game is in progress. host, port: the
+    server (Lichess; a test's own)."""
     try:
         import network
     except ImportError:
@@ -35,7 +37,16 @@ def start(app, console, seek=None):
 
     central = OnlineCentral(app, console)
     lock = _thread.allocate_lock()
-    api = BoardApi(socket, None, keys["token"], ticks_ms=time.ticks_ms, sleep_ms=time.sleep_ms, lock=lock)
+    try:
+        ticks_ms, sleep_ms = time.ticks_ms, time.sleep_ms
+    except AttributeError:  # CPython (tests): the same clock in ms
+        def ticks_ms():
+            return int(time.monotonic() * 1000)
+
+        def sleep_ms(ms):
+            time.sleep(ms / 1000)
+
+    api = BoardApi(socket, None, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms, lock=lock)
     central.session = Session(api, central, accept="")
     central.net("connecting")
     if seek:
@@ -46,8 +57,8 @@ def start(app, console, seek=None):
     def network_core():
         from online import clock, https, wifi
 
-        wlan, state = wifi.join(network, ssid, password, time.ticks_ms, time.sleep_ms)
-        api.inbox.append(("wifi", state))
+        wlan, state = wifi.join(network, ssid, password, ticks_ms, sleep_ms)
+        api.note("wifi", state)
         if state != wifi.CONNECTED:
             return
         try:
@@ -57,13 +68,13 @@ def start(app, console, seek=None):
         except (ImportError, AttributeError):
             set_rtc = None
         if set_rtc is not None and clock.set_clock(socket, set_rtc) is None:
-            api.inbox.append(("tls", "no network time (SNTP): certificates cannot be checked"))
+            api.note("tls", "no network time (SNTP): certificates cannot be checked")
             return
         try:
             with open(ROOTS_PATH, "rb") as f:
                 api.ctx = https.context(ssl, f.read())
         except (OSError, ValueError) as e:
-            api.inbox.append(("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e)))
+            api.note("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e))
             return
         gc.collect()
         api.wifi_up = wlan.isconnected
