@@ -10,9 +10,9 @@
 # scan loop allocates nothing so the shared heap's lock never holds it up.
 #
 # One core, several connections: each open stream is read in turn without waiting (non-blocking
-# sockets), and the core pauses IDLE_MS when none had anything; a move goes out at the next turn. At most two
-# TLS connections are open at once (each holds mbedTLS buffers of about 2 x 16 kB + the
-# certificate chain): during a game the game stream and the connection the posts reuse
+# sockets), and the core pauses IDLE_MS when none had anything; a move goes out at the next turn.
+# At most two TLS connections are open at once (each holds mbedTLS's record buffers and the
+# certificate chain, tens of kB): during a game the game stream and the connection the posts reuse
 # (keep-alive); the event stream is read only while no game is being played (the game stream says
 # everything a game needs), and a seek replaces it.
 #

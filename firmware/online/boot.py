@@ -2,14 +2,13 @@
 # without a radio (no `network` module), or a board whose Wi-Fi or token was never written
 # (the USB command `online`, online/usb.py), stays offline and loses nothing.
 #
-# Core 0 keeps the 5 ms scan loop; main.py polls the OnlineCentral every POLL_MS. Core 1 (one
-# _thread, all the rp2 port allows) joins the Wi-Fi, sets the clock by SNTP, loads the roots and
+# Core 0 keeps the 5 ms scan loop; main.py polls the OnlineCentral every ONLINE_POLL_MS (20 ms).
+# Core 1 (one _thread, all the rp2 port allows) joins the Wi-Fi, sets the clock by SNTP, loads the roots and
 # runs the Board API client; that is where every TLS handshake happens. Memory: this module and
 # online/ load only here, after the boot-only modules are dropped.
 import gc
 
 ROOTS_PATH = "online/roots.pem"  # Lichess's certificate roots; replaceable (docs/lichess-wifi.md)
-POLL_MS = 20
 
 
 def start(app, console, seek=None, host="lichess.org", port=443):

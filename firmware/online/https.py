@@ -11,7 +11,6 @@
 # socket's mode: after nonblocking(), at once, so one core can watch several streams in turn.
 import binascii
 
-_CRLF = b"\r\n"
 _MAX_HEAD = 4096  # a response head longer than this is not Lichess's
 _TIMED_OUT = (11, 110, 116)  # EAGAIN, ETIMEDOUT (Linux/lwIP); CPython raises TimeoutError instead
 
