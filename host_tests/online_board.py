@@ -4,7 +4,11 @@
 # loop that stands for the scan loop and times itself. The board is a scripted player: a test
 # (host_tests/test_online_board.py) reads what it prints and types what the player does:
 #   move UCI | draw | resign | abort | seek MIN INC | wifi off | wifi on | quit
-# Usage: python host_tests/online_board.py HOST PORT ROOTS_PEM SECRETS_FILE [STREAM_TIMEOUT_MS RATE_LIMIT_MS]
+# Usage: python host_tests/online_board.py HOST PORT ROOTS_PEM SECRETS_FILE [STREAM_TIMEOUT_MS RATE_LIMIT_MS [app]]
+# With `app` the board is the whole firmware instead (App on hardware/fake.py's reed matrix, the
+# online central, online/central.py): `move UCI` is then a pair of hands lifting and placing the
+# pieces (`hands SQ SQ ...` lifts/places squares in turn), and the lit opponent's move is printed
+# as `lit: UCI`.
 import sys
 
 sys.path.append("firmware")
@@ -84,6 +88,54 @@ class ScriptedBoard:
         out("ended: %s %s (%s)" % (result, reason, words))
 
 
+class FirmwareBoard:
+    """The whole firmware as the board: App on the virtual reed matrix, and the online central."""
+
+    def __init__(self):
+        import config
+        from app import App
+        from core.position import parse_square
+        from hardware.fake import VirtualReedMatrix
+        from hardware.leds import TextLeds
+        from hardware.matrix import MatrixScanner
+        from online.central import OnlineCentral
+
+        self.parse = parse_square
+        self.vm = VirtualReedMatrix()
+        for sq in list(range(16)) + list(range(48, 64)):
+            self.vm.place(sq)
+        scanner = MatrixScanner(self.vm.rows, read_columns=self.vm.read_columns, sleep_us=self.vm.sleep_us)
+        self.app = App(config.Settings(), scanner, TextLeds())
+        self.app.start(0)
+        self.central = OnlineCentral(self.app, lambda text: out("say: " + text))
+        self.t = 0
+        self.lit = 0
+
+    def step(self, now):
+        from core.position import move_uci
+
+        self.t += 5
+        self.vm.now_ms = self.t
+        self.app.step(self.t)
+        if self.t % 20 == 0:
+            self.central.poll(self.t)
+        remote = self.app.referee.remote
+        if remote != self.lit:
+            self.lit = remote
+            if remote:
+                out("lit: " + move_uci(remote))
+
+    def hands(self, squares):
+        """The squares to touch in turn: each is lifted when a piece stands there, else placed."""
+        return [self.parse(name) for name in squares]
+
+    def touch(self, sq):
+        if self.vm.occupied(sq):
+            self.vm.lift(sq)
+        else:
+            self.vm.place(sq)
+
+
 def main():
     host, port, roots_path, secrets_path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     stream_timeout = int(sys.argv[5]) if len(sys.argv) > 5 else 3000
@@ -99,8 +151,12 @@ def main():
     api = BoardApi(socket, ctx, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms,
                    wifi_up=wlan.isconnected, stream_timeout_ms=stream_timeout, rate_limit_ms=rate_limit, lock=lock)
     out("api: %r" % api)
-    board = ScriptedBoard()
+    firmware = FirmwareBoard() if len(sys.argv) > 7 and sys.argv[7] == "app" else None
+    board = firmware.central if firmware else ScriptedBoard()
     session = Session(api, board, accept="")
+    if firmware:
+        firmware.central.session = session
+    touches = []  # squares the hands still have to lift or place, one every 60 ms
     _thread.start_new_thread(api.run, ())
     commands = []
     clock = {"worst": 0, "turns": 0}
@@ -120,7 +176,12 @@ def main():
         # The stand-in scan loop: 5 ms a turn. What one turn of the online session costs here (a
         # poll and its actions) is measured: it is what a lift's LEDs could wait for.
         start = ticks_ms()
-        session.poll(start)
+        if firmware:
+            firmware.step(start)
+            if touches and firmware.t % 60 == 0:
+                firmware.touch(touches.pop(0))
+        else:
+            session.poll(start)
         took = ticks_diff(ticks_ms(), start)
         clock["worst"] = max(clock["worst"], took)
         clock["turns"] += 1
@@ -136,7 +197,16 @@ def main():
                     clock["turns"], clock["worst"], clock.get("gap", 0)))
                 sleep_ms(200)
                 return
-            if words[0] == "move":
+            if words[0] == "move" and firmware:
+                uci = words[1]
+                victim = firmware.parse(uci[2:4])
+                touches.append(firmware.parse(uci[:2]))
+                if firmware.vm.occupied(victim):
+                    touches.append(victim)  # a capture: the victim off first ... then placed on
+                touches.append(victim)
+            elif words[0] == "hands" and firmware:
+                touches.extend(firmware.hands(words[1:]))
+            elif words[0] == "move":
                 board.moves.append(words[1])
                 session.player_moved(words[1])
             elif words[0] == "draw":

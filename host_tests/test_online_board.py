@@ -52,14 +52,14 @@ def rig(tmp_path, certs, request):
     server = FakeLichess(TOKEN, free_port(), tls=(good["server.pem"], good["server.key"])).start()
     parts = []
 
-    def start(runtime, roots=None, ssid="testnet", password="testpass"):
+    def start(runtime, roots=None, ssid="testnet", password="testpass", board="scripted"):
         secret = tmp_path / "online.secret"
         secret.write_text("ssid %s\npassword %s\ntoken %s\n" % (ssid, password, TOKEN))
         exe = PYTHON if runtime == "cpython" else MICROPYTHON
         if runtime == "micropython" and not os.path.exists(MICROPYTHON):
             pytest.skip("NO MICROPYTHON: .venv/bin/micropython is missing (make setup installs it)")
         argv = [exe, "host_tests/online_board.py", "localhost", str(server.port), roots or good["ca.pem"], str(secret),
-                "1500", "1000"]
+                "1500", "1000"] + (["app"] if board == "app" else [])
         p = Process(argv, "board-" + runtime)
         parts.append(p)
         return p
@@ -309,3 +309,25 @@ def test_power_up_joins_the_wifi_shows_online_and_resumes_the_game(certs, tmp_pa
         central.session.api.stop()
         server.stop()
     assert TOKEN not in "\n".join(said)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_whole_firmware_plays_online_by_hand_and_resigns_with_the_kings(rig, runtime):
+    # The board is the firmware itself here (App, referee, display on the virtual reed matrix, the
+    # online central): hands lift and place, the opponent's moves are lit, the kings resign.
+    server, start, _ = rig
+    server.add_game("hand0001", True, ["g8f6", "b8c6"])
+    board = start(runtime, board="app")
+    board.expect(r"you play White")
+    board.send("move g1f3")
+    board.expect(r"lit: g8f6")
+    assert server.moves_seen == ["g1f3"]
+    board.send("move g8f6")  # the opponent's lit move, made by the player's hands
+    board.send("move b1c3")
+    board.expect(r"lit: b8c6")
+    board.send("move b8c6")
+    board.send("hands e1 d4 e8 e5")  # both kings on the dark centre squares: White resigns
+    board.expect(r"resigning on Lichess")
+    board.expect(r"game over: 0-1 \(resignation\)")
+    assert server.moves_seen == ["g1f3", "b1c3"]
+    assert ("POST", "/api/board/game/hand0001/resign") in server.requests
