@@ -106,6 +106,7 @@ class FakeLichess:
                 pass  # a client that refused our certificate, or hung up: nothing to report
 
         self.server = Server(("127.0.0.1", self.port), self.handler)
+        self.port = self.server.server_address[1]  # port 0: the one the system chose (kept on restart)
         self.url = "http://127.0.0.1:%d" % self.port
         if self.tls:
             import ssl

@@ -5,7 +5,6 @@
 # board prints.
 import os
 import pathlib
-import socket
 import time
 
 import pytest
@@ -17,20 +16,6 @@ from fake_lichess import FakeLichess
 TOKEN = "lip_board_token_never_printed"
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 RUNTIMES = ["cpython", "micropython"]
-
-
-def free_port():
-    for port in range(8950, 8990):
-        with socket.socket() as s:
-            # As the server binds (HTTPServer.allow_reuse_address): a port left in TIME_WAIT by the
-            # previous test's connections is free for it.
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    pytest.skip("no free port in 8950-8989")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +34,7 @@ def wait_for(condition, timeout=10):
 @pytest.fixture
 def rig(tmp_path, certs, request):
     good, other = certs
-    server = FakeLichess(TOKEN, free_port(), tls=(good["server.pem"], good["server.key"])).start()
+    server = FakeLichess(TOKEN, 0, tls=(good["server.pem"], good["server.key"])).start()
     parts = []
 
     def start(runtime, roots=None, ssid="testnet", password="testpass", board="scripted"):
@@ -266,7 +251,7 @@ def test_power_up_joins_the_wifi_shows_online_and_resumes_the_game(certs, tmp_pa
     from test_link import Rig
 
     good, _ = certs
-    server = FakeLichess(TOKEN, free_port(), tls=(good["server.pem"], good["server.key"])).start()
+    server = FakeLichess(TOKEN, 0, tls=(good["server.pem"], good["server.key"])).start()
     server.add_game("boot0001", True, ["e7e5"])
     monkeypatch.chdir(tmp_path)
     os.makedirs("online")
