@@ -40,7 +40,7 @@ class App:
     console(text): where messages for a person go (the USB serial console on the Pico).
     clock(): microseconds, wrapping at 2**30 (time.ticks_us), for the engine's thinking slices.
 
-    Five slots let other parts plug in without App knowing them. Each is called from step(), in
+    Six slots let other parts plug in without App knowing them. Each is called from step(), in
     the scan loop, so none may wait for anything:
     listeners: callables(event), each told of every referee event in order, in the first step()
       after it happened: a tuple whose first item names it ("move", "undo", "promote", "new", "end",
@@ -59,7 +59,10 @@ class App:
       sets it back to None and calls redraw(); the referee and display keep working underneath.
     ble: None, or the Bluetooth LE link (link/ble.py) while a Pico W's radio is on: main.py wires
       it from board.json and calls its poll(now) each scan; the USB `ble` command (link/ble_command.py)
-      starts, stops or changes it. App itself never calls it."""
+      starts, stops or changes it. App itself never calls it.
+    online: None, or the board's own Lichess game over Wi-Fi (online/central.py) on a Pico W:
+      main.py sets it and calls its poll(now) every ONLINE_POLL_MS; it drives the App as a CPP
+      central would over USB (the network itself runs on the second core, online/board_api.py)."""
 
     def __init__(self, settings, matrix, leds, store=None, console=None, clock=None):
         self.settings = settings
@@ -76,6 +79,7 @@ class App:
         # The plug-in slots: their contract is in this class's docstring.
         self.host_frame = None
         self.listeners = []
+        self.online = None
         # engine/opponent.py is loaded the first time it is wanted: a board used by two players
         # keeps the RAM its code takes.
         self.opponent = None

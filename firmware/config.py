@@ -55,6 +55,7 @@ OPPONENTS = ("none", "white", "black")
 # Bluetooth LE on a Pico W (link/ble.py, docs/spec.md section 9): the services the board offers to phone apps;
 # "off" (and any Pico without the radio) leaves the radio off.
 BLE_SERVICES = ("off", "cpp", "chesslink", "both")
+ONLINE_SEEKS = ("none", "10+0", "10+5", "15+10", "30+0", "30+20")
 FILES = "abcdefgh"
 
 # docs/spec.md section 3: a board that matches a legal move commits it within 500 ms of its last transition.
@@ -107,6 +108,10 @@ FIELDS = (
     # its level, 1 (one ply) to 8 (a minute a move). The gesture at the start position sets both.
     ("opponent", _CHOICE, "none", OPPONENTS, None),
     ("level", _INT, 3, 1, 8),
+    # Online (Pico W, docs/lichess-wifi.md): the time control the board seeks on Lichess at power-up
+    # when no game is in progress ("none": it only resumes a game or takes a challenge). The Board
+    # API pairs rapid and slower seeks only; these are Lichess's own rapid and classical pools.
+    ("online_seek", _CHOICE, "none", ONLINE_SEEKS, None),
     # Timings.
     ("scan_period_ms", _INT, 5, 1, 50),
     # Reed contacts bounce 0.5-2 ms and a hand lowering a magnet chatters longer: a square is

@@ -49,6 +49,9 @@ INPUT_BURST = const(64)
 # Input is looked at this often. At USB full speed a 128-byte line arrives in well under 1 ms;
 # 10 ms keeps replies prompt without taking turns from the scan.
 INPUT_PERIOD_MS = const(10)
+# The online game (Pico W) is polled this often from the scan loop: a lit opponent's move or a
+# move sent waits at most this long on top of the network.
+ONLINE_POLL_MS = const(20)
 # The on-board LED toggles this often while the loop runs: a frozen LED is a hung board.
 HEARTBEAT_MS = const(500)
 # ... and this often while a hardware fault stands (LED driver silent, switch matrix shorted): the
@@ -67,6 +70,8 @@ class Board:
         self.leds = leds
         self.status_led = status_led
         self.now = 0  # ms since start-up, never wrapping (see tick())
+        self.online = None  # online/central.py's OnlineCentral on a Pico W playing on Lichess
+        self._online_at = 0
         self._last_ticks = _ticks_ms()
         self._beat = 0
 
@@ -98,6 +103,12 @@ class Board:
         ble = self.app.ble
         if ble is not None:
             ble.poll(now)  # what the radio queued, and the notifications due (never waits)
+        online = self.online
+        if online is not None and now - self._online_at >= ONLINE_POLL_MS:
+            # Lichess's news, taken from the network core: a short list, a few calls (the TLS and
+            # the sockets never run here: online/board_api.py runs on the second core).
+            self._online_at = now
+            online.poll(now)
         if now - self._beat >= FAULT_BLINK_MS and self.status_led is not None:
             blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault_seen else HEARTBEAT_MS
             if now - self._beat >= blink:
@@ -278,11 +289,26 @@ async def run(board, read_ready, scan_steps=-1, input_steps=-1):
         reader.cancel()
 
 
+def start_online(board):
+    """Lichess over Wi-Fi on a Pico W whose Wi-Fi and token were written (online/boot.py); a
+    Pico without a radio, or one never set up, stays offline and loses nothing."""
+    try:
+        from online import boot
+
+        seek = board.app.settings.online_seek
+        seek = None if seek == "none" else tuple(int(x) for x in seek.split("+"))
+        board.online = boot.start(board.app, board.link.info, seek)
+        board.app.online = board.online
+    except (ImportError, MemoryError, OSError) as e:
+        board.link.info("online: not started (%s)" % e)
+
+
 def main():
     board = build()
     forget(BOOT_ONLY)
     board.start()
     board.link.info("chessboard ready; type help for the commands")
+    start_online(board)
     try:
         asyncio.run(run(board, stdin_reader()))
     finally:

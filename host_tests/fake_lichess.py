@@ -58,7 +58,9 @@ class Game:
 
 
 class FakeLichess:
-    def __init__(self, token, port, me="Tester", opponent="Opponent", reply_delay=0.15):
+    def __init__(self, token, port, me="Tester", opponent="Opponent", reply_delay=0.15, tls=None):
+        """tls: (certificate chain file, key file) to serve HTTPS, as Lichess does (the board's
+        client checks the chain against the CA it is given: host_tests/tls_certs.py)."""
         self.token = token
         self.me = me
         self.opponent = opponent
@@ -71,6 +73,9 @@ class FakeLichess:
         self.event_streams = []  # queues of the open event streams
         self.game_streams = []  # [game id, queue, mode] of the open game streams (mode: None, "stall", "drop")
         self.draw_answer = None  # what the opponent says to our draw offer: True, False or None (nothing)
+        self.too_many = 0  # answer this many coming requests with HTTP 429 (Lichess's rate limit)
+        self.cut_posts = 0  # hang up on this many coming posts without an answer (the network gone)
+        self.moves_seen = []  # every move posted, accepted or not (the tests check none is sent twice)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -87,10 +92,45 @@ class FakeLichess:
             def do_POST(self):
                 fake.handle(self, "POST")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-        self.url = "http://127.0.0.1:%d" % port
+        self.handler = Handler
+        self.tls = tls
+        self.port = port
+        self._listen()
+
+    def _listen(self):
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            allow_reuse_address = True
+
+            def handle_error(self, request, client_address):
+                pass  # a client that refused our certificate, or hung up: nothing to report
+
+        self.server = Server(("127.0.0.1", self.port), self.handler)
+        self.port = self.server.server_address[1]  # port 0: the one the system chose (kept on restart)
+        self.url = "http://127.0.0.1:%d" % self.port
+        if self.tls:
+            import ssl
+
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(self.tls[0], self.tls[1])
+            # The handshake happens in each connection's own thread (on its first read), so a
+            # client stuck in one never holds up the others.
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True, do_handshake_on_connect=False)
+            self.url = "https://localhost:%d" % self.port
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def restart(self, down_s=1.0):
+        """The server goes down and comes back (a deploy): every connection cut, nothing listening
+        for down_s, the games kept."""
+        self.drop()
+        with self.lock:
+            for q in self.event_streams:
+                q.put(None)
+        self.server.shutdown()
+        self.server.server_close()
+        time.sleep(down_s)
+        self._listen()
+        self.start()
 
     def start(self):
         self.thread.start()
@@ -162,6 +202,13 @@ class FakeLichess:
             self._game_event(g.state())
             self._end_streams()
 
+    def decline_my_draw(self):
+        """The opponent declines the player's standing draw offer (Lichess then clears the flag)."""
+        with self.lock:
+            g = self.game()
+            g.offer = {}
+            self._game_event(g.state())
+
     def streams_open(self):
         with self.lock:
             return len(self.game_streams)
@@ -222,7 +269,8 @@ class FakeLichess:
         h.send_response(code)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(data)))
-        h.send_header("Connection", "close")
+        if h.headers.get("Connection", "").lower() != "keep-alive":
+            h.send_header("Connection", "close")  # else the connection serves the next request too
         h.end_headers()
         h.wfile.write(data)
 
@@ -239,6 +287,19 @@ class FakeLichess:
             self.requests.append((method, path))
         if h.headers.get("Authorization") != "Bearer " + self.token:
             return self._reply(h, 401, {"error": "No such token"})
+        with self.lock:
+            limited = self.too_many > 0 and path != "/api/stream/event"
+            if limited:
+                self.too_many -= 1
+        if limited:
+            return self._reply(h, 429, {"error": "Too many requests. Try again later."})
+        with self.lock:
+            cut = method == "POST" and self.cut_posts > 0
+            if cut:
+                self.cut_posts -= 1
+        if cut:
+            h.close_connection = True  # no answer at all: the client sees the connection drop
+            return
         parts = path.strip("/").split("/")
         if method == "GET" and path == "/api/account":
             return self._reply(h, 200, {"id": self.me.lower(), "username": self.me})
@@ -308,6 +369,7 @@ class FakeLichess:
             if g.over() and what != "chat":
                 return self._reply(h, 400, {"error": "The game is over"})
             if what == "move":
+                self.moves_seen.append(rest[1])
                 move = chess.Move.from_uci(rest[1])
                 if g.board.turn != mine or move not in g.board.legal_moves:
                     return self._reply(h, 400, {"error": "Not your turn, or an invalid move"})

@@ -6,6 +6,7 @@
 # move, and a resignation with the kings' sign; then the PGN is checked.
 import os
 import socket
+import time
 
 import chess
 import pytest
@@ -17,9 +18,19 @@ TOKEN = "lip_secret_token_never_printed"
 PLAYS = r"plays \S+ \((\w+)\): make it on the board"
 
 
+def wait_for(condition, timeout=10):
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out waiting"
+        time.sleep(0.05)
+
+
 def free_port():
     for port in range(8900, 8920):
         with socket.socket() as s:
+            # As the server binds (HTTPServer.allow_reuse_address): a port left in TIME_WAIT by the
+            # previous test's connections is free for it.
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 s.bind(("127.0.0.1", port))
                 return port
@@ -87,9 +98,9 @@ def test_a_seek_game_with_stalls_drops_an_unplugged_board_and_a_resignation(rig,
     server.chat("good luck!")
     comp.expect(r"chat Opponent: good luck!")
     server.gone(True, 10)
-    comp.expect(r"opponent has left the game \(you can claim the win in 10 s\)")
+    comp.expect(r"Opponent has left the game \(the win can be claimed in 10 s\)")
     server.gone(False)
-    comp.expect(r"opponent is back")
+    comp.expect(r"Opponent is back")
 
     # A game stream that stalls: no line, no keep-alive. The read time-out notices, it comes back.
     server.stall()
@@ -219,3 +230,139 @@ def test_a_seek_faster_than_rapid_is_refused_with_the_reason(tmp_path):
     assert "only seeks rapid or slower" in comp.text()
     assert TOKEN not in comp.text()
     os.environ.get("CI")
+
+
+def test_a_draw_offered_on_the_players_own_turn_and_declined_lets_the_game_go_on(rig, tmp_path):
+    # Issue 23: the board's draw_offer was never answered when the opponent declined on the
+    # player's turn (only an opponent's move answered it), and the board read no further move.
+    server, start = rig
+    server.add_game("own00001", True, ["e7e5"])
+    sim, comp = start("--game", "own00001")
+    comp.expect("the pieces on the board match the game")
+    sim.send("lift e1; place d4; lift e8; place d5")  # the kings' draw sign on White's own turn
+    comp.expect(r"draw offered to Opponent")
+    wait_for(lambda: ("POST", "/api/board/game/own00001/draw/yes") in server.requests)
+    server.decline_my_draw()
+    comp.expect(r"to board: nok")
+    comp.expect(r"Opponent declines the draw: play on")
+    sim.send("lift d4; place e1; lift d5; place e8")  # the kings home again, as the LEDs show
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"you play e4")
+    comp.expect(r"Opponent plays e5")
+
+
+def test_a_move_answered_429_waits_then_goes_through_once(rig, tmp_path):
+    # Issue 23: a 429 was taken as a refusal (the move put back, a replay sent 1.3 s later).
+    server, start = rig
+    server.add_game("slow0001", True, ["e7e5"])
+    sim, comp = start("--game", "slow0001", "--rate-limit-wait", "1")
+    comp.expect("the pieces on the board match the game")
+    server.too_many = 1
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"you play e4")
+    comp.expect(r"HTTP 429\): waiting 1 s")
+    comp.expect(r"Opponent plays e5")
+    assert server.moves_seen == ["e2e4"]
+    assert "refused" not in comp.text()
+
+
+def test_a_refused_move_is_put_back_with_lichess_reason(rig, tmp_path):
+    server, start = rig
+    g = server.add_game("gone0001", True, ["e7e5"])
+    sim, comp = start("--game", "gone0001")
+    comp.expect("the pieces on the board match the game")
+    with server.lock:
+        g.board.push_uci("d2d4")  # Lichess's game moved on behind the board's back: e2e4 is refused
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"Lichess refused the move e2e4 \(Not your turn, or an invalid move\): it is put back")
+
+
+def test_a_move_made_on_the_board_while_the_companion_was_closed_reaches_lichess(rig, tmp_path):
+    # Issue 23: the board answers before gameFull comes (nearly always), and the move made on it
+    # while no companion listened was lost ("brought back in step", the LEDs asking for it back).
+    server, start = rig
+    server.add_game("away0001", True, ["e7e5"])
+    link = str(tmp_path / "board")
+    sim = SimBoard(link)
+    try:
+        board = chess.Board()
+        sim.play(board, chess.Move.from_uci("e2e4"))  # on the board alone, no PC
+        time.sleep(0.5)
+        comp = Companion("lichess", "--server", server.url, "--token-file", str(tmp_path / "token"), "--port", link,
+                         "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5", "--game", "away0001")
+        try:
+            comp.expect(r"the board has a move made while the PC was not listening: e4")
+            comp.expect(r"Opponent plays e5")
+            assert server.moves_seen == ["e2e4"]
+            assert "brought back in step" not in comp.text() and TOKEN not in comp.text()
+        finally:
+            comp.stop()
+            print(dump(comp))
+    finally:
+        sim.stop()
+
+
+def test_a_move_sent_while_the_network_drops_goes_through_once_it_is_back(rig, tmp_path):
+    # Issue 23: after 6 tries (about 28 s) the move was dropped and the board put back.
+    server, start = rig
+    server.add_game("cut00001", True, ["e7e5"])
+    sim, comp = start("--game", "cut00001")
+    comp.expect("the pieces on the board match the game")
+    server.cut_posts = 2
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"Lichess unreachable \(.*\): make_move will be sent again")
+    comp.expect(r"Opponent plays e5")
+    assert server.moves_seen == ["e2e4"]
+
+
+def test_the_next_game_of_a_session_is_a_new_game_in_the_pgn(rig, tmp_path):
+    # Issue 23: only the first game reached the PGN; the next was "back in step with Lichess".
+    server, start = rig
+    sim, comp = start("--accept")
+    comp.expect(r"waiting for a challenge")
+    server.challenge("one00001", True, [])
+    comp.expect(r"you play White")
+    comp.expect("the pieces on the board match the game")
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("d2d4"))
+    comp.expect(r"you play d4")
+    server.opponent_resigns()
+    comp.expect(r"game over: 1-0 \(resignation\)")
+    comp.expect(r"game saved")
+    server.challenge("two00002", True, [])
+    comp.expect(r"Casual Rapid game .* you play White")
+    comp.expect(r"the board is brought back|the pieces|to board: begin")
+    server.opponent_resigns()
+    comp.expect(r"game over: 1-0 \(resignation\)")
+    comp.expect(r"game saved")
+    comp.stop()
+    games = read_pgn(str(tmp_path / "games.pgn"))
+    assert [g.headers["Site"].rsplit("/", 1)[1] for g in games] == ["one00001", "two00002"]
+    assert "back in step with Lichess" not in comp.text()
+
+
+def test_an_under_promotion_chosen_by_a_tap_on_the_board(rig, tmp_path):
+    # Issue 23: a tap flipped the new piece to a rook and straight back to a queen.
+    server, start = rig
+    fen = "7k/P7/8/8/8/8/8/4K3 w - - 0 1"
+    server.add_game("prom0001", True, ["h8h7"], fen=fen)
+    link = str(tmp_path / "board")
+    sim = SimBoard(link, "--fen", fen)
+    comp = Companion("lichess", "--server", server.url, "--token-file", str(tmp_path / "token"), "--port", link,
+                     "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5", "--game", "prom0001", "--trace")
+    try:
+        comp.expect("the pieces on the board match the game")
+        sim.send("move a7 a8")
+        sim.send("tap a8")  # the queen becomes a rook
+        comp.expect(r"promotion to a rook")
+        comp.expect(r"you play a8=R\+")
+        comp.expect(r"Opponent plays Kh7")
+        assert server.moves_seen == ["a7a8r"]
+    finally:
+        comp.stop()
+        sim.stop()
+        print(dump(sim, comp))

@@ -17,6 +17,9 @@ Usage: python tools/flash.py [--prepare-only] [--port PORT] [--force]
 board.json (the builder's settings) and game.sav (the game in progress) are never touched.
 A Pico W takes the same files (the .mpy bytecode does not depend on the board); after the copy the
 board says which MicroPython build it runs and whether it has Bluetooth LE (RPI_PICO_W's build).
+board.json (the builder's settings), game.sav (the game in progress) and online.secret (the Wi-Fi
+password and Lichess token, firmware/online/secrets.py) are never touched: not copied, not read,
+not deleted. Data files the firmware reads (DATA_FILES: Lichess's certificate roots) go as they are.
 Exit status 0 on success, 1 when compiling fails, 2 when no Pico is found or mpremote fails.
 """
 
@@ -68,6 +71,10 @@ def sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+# Files of firmware/ copied as they are (not Python): the roots online/https.py checks Lichess against.
+DATA_FILES = ("online/roots.pem",)
+
+
 def assemble():
     """build/flash/ from build/mpy/ and firmware/main.py; returns {relative path: sha256}."""
     wanted = {}
@@ -80,6 +87,8 @@ def assemble():
             if rel not in HOST_ONLY:
                 wanted[rel] = os.path.join(folder, name)
     wanted["main.py"] = os.path.join(ROOT, "firmware", "main.py")
+    for rel in DATA_FILES:
+        wanted[rel] = os.path.join(ROOT, "firmware", rel)
     if os.path.isdir(FLASH_DIR):
         shutil.rmtree(FLASH_DIR)  # no stale module from an earlier build
     hashes = {}

@@ -59,7 +59,7 @@ class Display:
         if referee.phase == OVER or game.is_over():
             self._game_end(referee, kw, kb)
         else:
-            if game.claims:
+            if game.claims or referee.draw_offer:  # a draw to take: claimed, or the offer accepted
                 put(kw, S.CLAIM)
                 put(kb, S.CLAIM)
             if game.check:

@@ -137,6 +137,9 @@ class Referee:
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
+        # The PC's (or Lichess's) opponent offers a draw: both kings show it until it is answered
+        # (the kings' draw sign accepts, a move declines; link/cpp.py keeps it).
+        self.draw_offer = False
         # The start position set up starts a new game (docs/spec.md section 3), unless a PC program rules the game
         # (a CPP round: docs/spec.md section 6): then it is only a board that differs from the game.
         self.new_games = True

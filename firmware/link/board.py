@@ -46,7 +46,7 @@ def _status(link, rest):
     else:
         sync = "round=off"
     link.line(
-        "status phase=%s mode=%s turn=%s moves=%d result=%s reason=%s check=%s error=%s %s remote=%s"
+        "status phase=%s mode=%s turn=%s moves=%d result=%s reason=%s check=%s error=%s %s remote=%s%s"
         % (
             phase,
             ref.mode,
@@ -58,8 +58,21 @@ def _status(link, rest):
             error,
             sync,
             (cpp.remote if cpp is not None else None) or "-",
+            _online_status(link),
         )
     )
+
+
+def _online_status(link):
+    from online.usb import status_suffix  # noqa: PLC0415 - loaded when asked
+
+    return status_suffix(link)
+
+
+def _online(link, rest):
+    from online.usb import command  # noqa: PLC0415 - loaded when asked
+
+    command(link, rest)
 
 
 def _board(link, rest):
@@ -167,6 +180,7 @@ COMMANDS = (
     ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
     ("engine", _engine, False, "  engine [white|black|off [LEVEL] | level N | hint]  the board's own engine"),
     ("ble", _ble, False, "  ble [off|cpp|chesslink|both]  Bluetooth LE: what it does, or which apps it serves"),
+    ("online", _online, False, "  online [wifi-ssid S|wifi-password P|lichess-token T|seek M+I]  Lichess over Wi-Fi"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )
 

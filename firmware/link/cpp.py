@@ -48,7 +48,7 @@ class Cpp:
         self.redo_moves = []  # moves the central's `undo` took back, newest first (for `redo`)
         self.awaiting = []  # what the central must answer: ("move", uci), ("undo_offer", uci), ("draw", "")
         self.after_undo = None  # a move to send once the central has taken the last one back
-        self.draw_offered = False  # the central offered a draw: the kings' sign accepts
+        self.draw_offered = False  # the central offered a draw (on the referee, for the LEDs)
         self.undo_offered = False  # the central offered a takeback: taking it back accepts
         self.echoes = []  # UCI of promote events the link caused itself (not the player's)
         self.todo = []  # referee changes the events asked for, done in poll()
@@ -58,6 +58,18 @@ class Cpp:
         from link.cpp_commands import COMMANDS  # noqa: PLC0415 - its own module: a second, smaller compile
 
         self._commands = COMMANDS
+
+    @property
+    def draw_offered(self):
+        """The central offered a draw: the kings' sign accepts (the kings show it, core/display.py)."""
+        return self.app.referee.draw_offer
+
+    @draw_offered.setter
+    def draw_offered(self, on):
+        ref = self.app.referee
+        if ref.draw_offer != on:
+            ref.draw_offer = on
+            self.app.redraw()
 
     def has(self, feature):
         return feature in self.features

@@ -23,6 +23,8 @@ import hardware.fake  # noqa: E402,F401  (the next biggest, the same way)
 gc.collect()
 import core.casual  # noqa: E402,F401
 gc.collect()
+import app  # noqa: E402,F401 - the next biggest, likewise
+gc.collect()
 from board_sim import BoardSim  # noqa: E402
 
 HAND_WRITTEN = "host_tests/transcripts"

@@ -5,3 +5,11 @@ engine.py (a UCI engine through python-chess) and lichess.py (berserk, the Board
 what they hear on one queue; match.py is the game loop, which only sees moves; view.py draws the
 terminal. tools/play.py is the command line.
 """
+import os
+import sys
+
+# The firmware's pure modules the companion shares with the board (firmware/online/lichess_game.py):
+# appended, not inserted, so a firmware module never shadows a library of the same name.
+_FIRMWARE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "firmware")
+if _FIRMWARE not in sys.path:
+    sys.path.append(_FIRMWARE)

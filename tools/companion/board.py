@@ -191,6 +191,7 @@ class Central:
         self.hint = None  # a hint shown on the LEDs
         self.placement = None  # the pieces as the board last reported them while out of step
         self.mode = None  # "strict" or "casual": set on the board (its own `mode` command) first
+        self._fen_wanted = None  # a callable(fen or None) waiting for the answer to ask_fen()
 
     # ------------------------------------------------------------------ the cable
 
@@ -226,6 +227,9 @@ class Central:
             what = self._asked.pop(0)
             if what[0] == "fen":
                 self._board_fen = None
+                if self._fen_wanted is not None:
+                    then, self._fen_wanted = self._fen_wanted, None
+                    then(None)
             self._pgn_lines = None
             self.game.board_message(
                 "the board did not answer %s (is it running the firmware? Ctrl-D at its REPL restarts it)"
@@ -263,6 +267,9 @@ class Central:
     def handshaking(self):
         """Is the handshake after a (re)connection still going on: steps to do or an answer awaited?"""
         return bool(self._plan or self._asked)
+    def idle(self):
+        """Connected, the handshake done and no answer awaited: ready for a round."""
+        return self.connected and not self._plan and not self._asked
 
     # ------------------------------------------------------------------ what the loop wants
 
@@ -333,6 +340,12 @@ class Central:
         self.hint = uci
         return self._send("move " + uci)
 
+    def ask_fen(self, then):
+        """Ask the board's position (its `fen` command) and call then(fen), or then(None) when it
+        does not answer: how a piece the board chose (a promotion tapped) is learnt mid-round."""
+        self._fen_wanted = then
+        self._ask(("fen",), "fen")
+
     def ask_status(self):
         return self._send("status")
 
@@ -377,6 +390,11 @@ class Central:
             return
         if cmd == "fen" and self._asked and self._asked[0][0] == "fen":
             self._asked.pop(0)
+            if self._fen_wanted is not None:
+                then, self._fen_wanted = self._fen_wanted, None
+                then(rest)
+                self._next()
+                return
             self._board_fen = rest
             self._next()
             return

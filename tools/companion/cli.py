@@ -46,6 +46,8 @@ def parser():
     li.add_argument("--server", default="https://lichess.org", help=argparse.SUPPRESS)
     li.add_argument("--stream-timeout", type=float, default=20.0,
                     help="seconds of silence after which a stream counts as stalled (Lichess sends a keep-alive every 7)")
+    # Tests only: how long an HTTP 429 makes every request wait (Lichess asks for a full minute).
+    li.add_argument("--rate-limit-wait", type=float, default=60.0, help=argparse.SUPPRESS)
     _common(li)
     return ap
 
@@ -78,6 +80,7 @@ def main(argv=None):
         except ValueError as e:
             sys.stderr.write("play.py lichess: %s\n" % e)
             return 2
-        client = lichess.Lichess(events, token, args.server, stream_timeout=args.stream_timeout)
+        client = lichess.Lichess(events, token, args.server, stream_timeout=args.stream_timeout,
+                                 rate_limit_s=args.rate_limit_wait)
         m = LichessMatch(port, client, args, pgn_path=args.pgn, view=view, events=events, stdin=stdin)
     return m.run()

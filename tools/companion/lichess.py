@@ -6,7 +6,11 @@ read on threads and put on the companion's queue. Lichess sends a keep-alive lin
 a stream silent for `stream_timeout` seconds has stalled: the read times out (requests' read
 timeout), and the stream is opened again; a stream the server drops mid-game is opened again too,
 and its first line, gameFull, brings the whole game back. Posts (moves, resign, draw, chat) go
-through a worker thread that retries while the network is down, so a move is never lost.
+through a worker thread that retries while the network is down, so a move is never lost: a move
+is sent again until Lichess takes it or refuses it (with its reason), however long the network is
+away. An HTTP 429 ("too many requests") makes every request wait a full minute, then carry on.
+A seek is held open as long as Lichess holds it (its keep-alive line comes about every 10 s) and
+made again if it ends without a game.
 
 The token comes from a file or $LICHESS_TOKEN and is only ever put in the Authorization header:
 it is never printed, not even in an error (requests' errors name the address, not the headers).
@@ -20,11 +24,11 @@ import berserk
 import berserk.exceptions
 import requests
 
-# Lichess's Board API pairs only rapid, classical and correspondence seeks; a game's speed is
-# its estimated duration, initial + 40 x increment seconds: rapid from 8 minutes (480 s) up.
-RAPID_MIN_S = 480
+from online import lichess_game as logic  # firmware/online: shared with the board
+
 RECONNECT_S = (0.5, 1, 2, 5, 10)  # back-off between attempts to open a stream again
-POST_RETRIES = 6
+# A seek's stream carries a blank line about every 10 s: silence for this long means it is lost.
+SEEK_READ_TIMEOUT_S = 30
 
 
 def read_token(path=None):
@@ -46,16 +50,9 @@ def read_token(path=None):
 def parse_seek(text):
     """'15+10' -> (15, 10): minutes and increment seconds; refuses what the Board API cannot pair."""
     try:
-        minutes, inc = text.split("+")
-        minutes, inc = float(minutes), int(inc)
-    except ValueError:
-        raise ValueError("--seek wants MINUTES+INCREMENT, e.g. 15+10")
-    if minutes * 60 + 40 * inc < RAPID_MIN_S:
-        raise ValueError("Lichess's Board API only seeks rapid or slower games (minutes x 60 + 40 x increment"
-                         " >= 480 s): %s is blitz or faster. Try 10+0 or 15+10; a direct challenge may be blitz." % text)
-    if minutes == int(minutes):
-        minutes = int(minutes)
-    return minutes, inc
+        return logic.parse_seek(text)
+    except ValueError as e:
+        raise ValueError(str(e).replace("a seek is", "--seek wants"))
 
 
 class TimeoutSession(berserk.TokenSession):
@@ -73,7 +70,7 @@ class TimeoutSession(berserk.TokenSession):
 
 def why(e):
     if isinstance(e, berserk.exceptions.ResponseError):
-        return "HTTP %s %s" % (e.status_code, e.reason or "")
+        return logic.refusal(e.status_code, e.response.text or e.reason or "")
     text = str(e)
     if "Read timed out" in text or isinstance(e, requests.exceptions.ReadTimeout):
         return "no data for too long (stalled)"
@@ -81,8 +78,10 @@ def why(e):
 
 
 class Lichess:
-    def __init__(self, events, token, server="https://lichess.org", stream_timeout=20.0):
+    def __init__(self, events, token, server="https://lichess.org", stream_timeout=20.0,
+                 rate_limit_s=logic.RATE_LIMIT_MS / 1000):
         self.events = events
+        self.rate_limit_s = rate_limit_s
         self._token = token
         self.server = server.rstrip("/")
         self.stream_timeout = stream_timeout
@@ -110,6 +109,11 @@ class Lichess:
         """Queue a post: what is a name of client.board/challenges ("make_move", "resign_game" ...)."""
         self._posts.put((what, args))
 
+    def _rate_limited(self):
+        """HTTP 429: Lichess wants a full minute of silence before the next request."""
+        self.events.put(("li-wait", self.rate_limit_s))
+        return self._stop.wait(self.rate_limit_s)
+
     def _poster(self):
         while not self._stop.is_set():
             try:
@@ -117,29 +121,47 @@ class Lichess:
             except queue.Empty:
                 continue
             group = self.client.challenges if what in ("accept", "decline") else self.client.board
-            for attempt in range(POST_RETRIES):
+            attempt = 0
+            while not self._stop.is_set():
                 try:
                     getattr(group, what)(*args)
                     self.events.put(("li-posted", what, args))
                     break
                 except berserk.exceptions.ResponseError as e:
-                    # Lichess said no (an illegal move, a game already over): retrying will not help.
-                    self.events.put(("li-refused", what, args, why(e)))
-                    break
-                except Exception as e:  # noqa: BLE001 - the network: wait and try again
+                    if e.status_code == 429:
+                        if self._rate_limited():
+                            return
+                        continue
+                    if e.status_code < 500:
+                        # Lichess said no (an illegal move, a game already over): retrying will not help.
+                        self.events.put(("li-refused", what, args, why(e)))
+                        break
+                    self.events.put(("li-retry", what, args, why(e)))  # its servers are busy: again
+                except Exception as e:  # noqa: BLE001 - the network: wait and try again, never give up
                     self.events.put(("li-retry", what, args, why(e)))
-                    if self._stop.wait(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)]):
-                        return
-            else:
-                self.events.put(("li-refused", what, args, "no network after %d tries" % POST_RETRIES))
+                if self._stop.wait(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)]):
+                    return
+                attempt += 1
 
     def seek(self, minutes, inc, rated, color):
         def run():
-            try:
-                self.client.board.seek(minutes, inc, rated=rated, color=color)
-                self.events.put(("li-seek-done", None))
-            except Exception as e:  # noqa: BLE001
-                self.events.put(("li-seek-done", why(e)))
+            client = self._client(timeout=(5, SEEK_READ_TIMEOUT_S))
+            while not self._stop.is_set():
+                try:
+                    client.board.seek(minutes, inc, rated=rated, color=color)
+                    self.events.put(("li-seek-done", None))
+                    return  # paired: the game comes on the event stream
+                except berserk.exceptions.ResponseError as e:
+                    if e.status_code == 429:
+                        if self._rate_limited():
+                            return
+                        continue
+                    self.events.put(("li-seek-done", why(e)))
+                    return
+                except Exception as e:  # noqa: BLE001 - the network, a lost stream: seek again
+                    self.events.put(("li-retry", "the seek", (), why(e)))
+                if self._stop.wait(RECONNECT_S[2]):
+                    return
 
         threading.Thread(target=run, name="lichess-seek", daemon=True).start()
 
@@ -205,6 +227,10 @@ class Lichess:
                 if e.status_code in (401, 403):
                     self.events.put(("li-auth", why(e)))
                     return
+                if e.status_code == 429:
+                    if self._rate_limited():
+                        return
+                    continue
                 reason = why(e)
             except Exception as e:  # noqa: BLE001 - a stall (read timeout), a dropped connection
                 reason = why(e)

@@ -18,6 +18,9 @@ from .board import Central, misplaced
 from .view import View, clock_text
 
 TICK_S = 0.2
+# A promotion made on the board is answered once the board has been still this long, so taps on the
+# new piece choose it (docs/spec.md section 3) before the companion reads it back (the board's `fen`).
+PROMOTION_WAIT_S = 2.0
 # Promotion pieces by letter, for the `promote` command (the piece the next promotion becomes).
 PIECE_NAMES = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
 HELP = {
@@ -52,6 +55,8 @@ class Match:
         self.done = False
         self.failed = False  # ended for a reason the exit status tells (an engine that cannot start ...)
         self.promotion = "q"
+        self.promotion_typed = False  # `promote X` was typed: that piece, no waiting for taps
+        self.pending_promotion = None  # (4-character UCI, since): a promotion waiting for its taps
         self.tags = {}
         self.in_step = False
         self.board_up = False
@@ -138,6 +143,31 @@ class Match:
     def tick(self):
         if self.waiting_end and self.central.shown and self.poll_status():
             self.central.ask_status()
+        pending = self.pending_promotion
+        if pending and pending[1] is not None and time.monotonic() - pending[1] >= PROMOTION_WAIT_S:
+            self.pending_promotion = (pending[0], None)  # asked: wait for the answer
+            self.central.ask_fen(self._promotion_read)
+
+    def _promotion_read(self, fen):
+        """The board's position after a promotion and its taps: the piece on the square decides."""
+        if not self.pending_promotion:
+            return
+        uci = self.pending_promotion[0]
+        self.pending_promotion = None
+        letter = "q"
+        try:
+            piece = chess.Board(fen).piece_at(chess.parse_square(uci[2:4])) if fen else None
+        except ValueError:
+            piece = None
+        if piece is not None and piece.piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+            letter = piece.symbol().lower()
+        move = chess.Move.from_uci(uci + letter)
+        if self.over or move not in self.game.legal_moves:
+            self.central.nok()
+            return
+        self.central.promote(move.uci())
+        self.say("promotion to a %s" % PIECE_NAMES[letter])
+        self._take_player_move(move)
 
     def poll_status(self):
         """Whether to ask the board's status now, to learn that a lit move is made: only for a
@@ -296,7 +326,12 @@ class Match:
         if not self.player_may_move(move):
             self.central.nok()
             return
+        if promotion and not self.promotion_typed:
+            # The board's taps choose the piece: read it back once the board is still.
+            self.pending_promotion = (uci, time.monotonic())
+            return
         if promotion:
+            self.promotion_typed = False
             self.central.promote(promotion)
             self.say("promotion to a %s" % PIECE_NAMES[self.promotion])
             self.promotion = "q"
@@ -410,6 +445,7 @@ class Match:
             self.view.show(self.state())
         elif cmd == "promote" and args and args[0].lower() in PIECE_NAMES:
             self.promotion = args[0].lower()
+            self.promotion_typed = True
             self.say("your next promotion becomes a %s" % PIECE_NAMES[self.promotion])
         elif cmd == "resign":
             if not self.over:

@@ -1,0 +1,83 @@
+# Online play at power-up (Pico W, Pico 2 W): main.py calls start() once the board is wired. A Pico
+# without a radio (no `network` module), or a board whose Wi-Fi or token was never written
+# (the USB command `online`, online/usb.py), stays offline and loses nothing.
+#
+# Core 0 keeps the 5 ms scan loop; main.py polls the OnlineCentral every ONLINE_POLL_MS (20 ms).
+# Core 1 (one _thread, all the rp2 port allows) joins the Wi-Fi, sets the clock by SNTP, loads the roots and
+# runs the Board API client; that is where every TLS handshake happens. Memory: this module and
+# online/ load only here, after the boot-only modules are dropped.
+import gc
+
+ROOTS_PATH = "online/roots.pem"  # Lichess's certificate roots; replaceable (docs/lichess-wifi.md)
+
+
+def start(app, console, seek=None, host="lichess.org", port=443):
+    """The OnlineCentral to poll, or None when the board stays offline (console says why).
+    seek: (minutes, increment) to seek at power-up unless a game is in progress. host, port: the
+    server (Lichess; a test's own)."""
+    try:
+        import network
+    except ImportError:
+        return None  # no radio: nothing to say, nothing lost
+    from online import secrets
+
+    keys = secrets.load()
+    if not keys.get("ssid") or not keys.get("token"):
+        console("online: not set up (USB: online wifi-ssid NAME, online wifi-password PW, online lichess-token TOKEN)")
+        return None
+    import _thread
+    import socket
+    import ssl
+    import time
+
+    from online.board_api import BoardApi
+    from online.central import OnlineCentral
+    from online.play import Session
+
+    central = OnlineCentral(app, console)
+    lock = _thread.allocate_lock()
+    try:
+        ticks_ms, sleep_ms = time.ticks_ms, time.sleep_ms
+    except AttributeError:  # CPython (tests): the same clock in ms
+        def ticks_ms():
+            return int(time.monotonic() * 1000)
+
+        def sleep_ms(ms):
+            time.sleep(ms / 1000)
+
+    api = BoardApi(socket, None, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms, lock=lock)
+    central.session = Session(api, central, accept="")
+    central.net("connecting")
+    if seek:
+        central.session.seek_when_idle(seek[0], seek[1])
+    ssid, password = keys["ssid"], keys.get("password")
+    keys = None
+
+    def network_core():
+        from online import clock, https, wifi
+
+        wlan, state = wifi.join(network, ssid, password, ticks_ms, sleep_ms)
+        api.note("wifi", state)
+        if state != wifi.CONNECTED:
+            return
+        try:
+            import machine
+
+            set_rtc = machine.RTC().datetime
+        except (ImportError, AttributeError):
+            set_rtc = None
+        if set_rtc is not None and clock.set_clock(socket, set_rtc) is None:
+            api.note("tls", "no network time (SNTP): certificates cannot be checked")
+            return
+        try:
+            with open(ROOTS_PATH, "rb") as f:
+                api.ctx = https.context(ssl, f.read())
+        except (OSError, ValueError) as e:
+            api.note("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e))
+            return
+        gc.collect()
+        api.wifi_up = wlan.isconnected
+        api.run()
+
+    _thread.start_new_thread(network_core, ())
+    return central

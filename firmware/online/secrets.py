@@ -1,0 +1,61 @@
+# The Wi-Fi password and the Lichess token: written once over USB (`online wifi-ssid NAME`,
+# `online wifi-password PW`, `online lichess-token TOKEN`: online/usb.py) into a file of their own, SECRETS_PATH, that nothing reads
+# back: no command prints it, `status` says only whether each is set, and `make flash`
+# (tools/flash.py) neither copies nor deletes it. Only online/ reads it, to join the network and to
+# put the token in the Authorization header of requests to Lichess.
+#
+# The file: one "key value" a line (ssid, password, token); a value is the rest of its line.
+# Written whole to PATH.tmp then renamed over PATH, as the saved game is (store.py), so a power
+# cut leaves the old secrets or the new ones. A board's flash is not encrypted: whoever holds the
+# board can read the file with a debugger; a token with only the board:play scope limits the harm.
+import os
+
+SECRETS_PATH = "online.secret"
+KEYS = ("ssid", "password", "token")
+
+
+def _read(path):
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\r\n")
+                i = line.find(" ")
+                if i > 0 and line[:i] in KEYS:
+                    out[line[:i]] = line[i + 1:]
+    except OSError:
+        pass
+    return out
+
+
+def load(path=SECRETS_PATH):
+    """For online/ only: {key: value} of what is set."""
+    return _read(path)
+
+
+def status(path=SECRETS_PATH):
+    """What `status` may say: for each key, whether it is set; never a value."""
+    have = _read(path)
+    return {"wifi": bool(have.get("ssid")), "token": bool(have.get("token"))}
+
+
+def update(path=SECRETS_PATH, **values):
+    """Set some keys (the others stay). ValueError for a value that cannot be stored."""
+    have = _read(path)
+    for k in values:
+        if k not in KEYS:
+            raise ValueError("unknown secret " + k)
+        v = values[k]
+        if not v or "\n" in v or "\r" in v:
+            raise ValueError("a %s must be one non-empty line" % k)
+        have[k] = v
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for k in KEYS:
+            if k in have:
+                f.write("%s %s\n" % (k, have[k]))
+    try:
+        os.rename(tmp, path)
+    except OSError:
+        os.remove(path)
+        os.rename(tmp, path)

@@ -1,0 +1,272 @@
+# The board's online game on the board (firmware/online/central.py + play.py): Lichess's events go
+# through the shared logic to an App on fakes (the referee, the LEDs, the switch matrix), the hands
+# play on the virtual reed matrix, and what would go to Lichess is checked. The network is replaced
+# by a recorder with the client's interface (its own tests: test_online_board.py).
+from core import signals as S
+from core.position import parse_square
+from online.central import PROMOTION_WAIT_MS, OnlineCentral
+from online.play import Session
+from test_link import Rig, frame_squares
+
+
+class Api:
+    """BoardApi's interface, recording: the test puts Lichess's lines in, reads the posts."""
+
+    def __init__(self):
+        self.inbox = [("me", "Tester"), ("up", "events")]
+        self.posts = []
+        self.watched = []
+
+    def take(self):
+        out, self.inbox = self.inbox, []
+        return out
+
+    def post(self, what, args):
+        self.posts.append((what,) + tuple(args))
+
+    def watch_game(self, gid):
+        self.watched.append(gid)
+        return len(self.watched)
+
+    def seek(self, minutes, inc, rated=False):
+        self.posts.append(("seek", minutes, inc))
+
+
+def full(gid, white, moves="", **state):
+    me, them = {"id": "tester", "name": "Tester"}, {"id": "opp", "name": "Opp"}
+    st = {"type": "gameState", "moves": moves, "wtime": 600000, "btime": 600000, "status": "started"}
+    st.update(state)
+    return {"type": "gameFull", "id": gid, "white": me if white else them, "black": them if white else me,
+            "initialFen": "startpos", "clock": {"initial": 600000, "increment": 0}, "state": st}
+
+
+def state(moves, **kw):
+    st = {"type": "gameState", "moves": moves, "wtime": 599000, "btime": 598000, "status": "started"}
+    st.update(kw)
+    return st
+
+
+class Online:
+    def __init__(self, **rig_kw):
+        self.rig = Rig(**rig_kw)
+        self.said = []
+        self.central = OnlineCentral(self.rig.app, self.said.append)
+        self.api = Api()
+        self.central.session = Session(self.api, self.central)
+        self.gen = None
+
+    def run(self, ms=300):
+        rig = self.rig
+        for _ in range(ms // 5):
+            rig.t += 5
+            rig.vm.now_ms = rig.t
+            rig.app.step(rig.t)
+            rig.link.poll(rig.t)
+            self.central.poll(rig.t)
+
+    def lichess(self, ev):
+        if ev.get("type") in ("gameFull", "gameState", "chatLine", "opponentGone"):
+            self.api.inbox.append(("game", len(self.api.watched), ev))
+        else:
+            self.api.inbox.append(("event", ev))
+        self.run(100)
+
+    def play(self, uci):
+        self.rig.run = self.run  # the hands' moves step the online central too
+        self.rig.play(uci)
+
+
+def test_a_game_as_white_the_opponents_move_lit_then_made_a_resignation_by_the_kings():
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "g1"}})
+    assert o.api.watched == ["g1"]
+    o.lichess(full("g1", True))
+    o.play("g1f3")
+    assert o.api.posts == [("make_move", "g1", "g1f3")]
+    o.lichess(state("g1f3"))
+    o.lichess(state("g1f3 g8f6"))
+    # The opponent's move is lit (from and to) until made on the board.
+    assert frame_squares(o.rig, S.REMOTE_MOVE) == [parse_square("f6"), parse_square("g8")]
+    o.play("g8f6")
+    assert o.rig.game.uci_moves() == ["g1f3", "g8f6"]
+    o.play("b1c3")
+    assert o.api.posts[-1] == ("make_move", "g1", "b1c3")
+    o.lichess(state("g1f3 g8f6 b1c3"))
+    o.lichess(state("g1f3 g8f6 b1c3 b8c6"))
+    o.play("b8c6")
+    # The player offers a draw with the kings (one light, one dark centre square); Lichess shows
+    # it, the opponent declines: the board is told, and the kings go home.
+    o.rig.lift("e1")
+    o.rig.place("d4")
+    o.rig.lift("e8")
+    o.rig.place("d5", ms=800)
+    o.run(100)
+    assert o.api.posts[-1] == ("offer_draw", "g1")
+    o.lichess(state("g1f3 g8f6 b1c3 b8c6", wdraw=True))
+    o.lichess(state("g1f3 g8f6 b1c3 b8c6"))
+    assert o.rig.game.result == "*"
+    o.rig.lift("d4")
+    o.rig.place("e1")
+    o.rig.lift("d5")
+    o.rig.place("e8", ms=400)
+    # Resignation: the kings on the dark centre squares.
+    o.rig.lift("e1")
+    o.rig.place("d4")
+    o.rig.lift("e8")
+    o.rig.place("e5", ms=800)
+    o.run(100)
+    assert ("resign_game", "g1") in o.api.posts, (o.api.posts, o.said)
+    o.lichess(state("g1f3 g8f6 b1c3 b8c6", status="resign", winner="black"))
+    assert o.rig.game.is_over()
+    assert any("game over: 0-1" in s for s in o.said)
+
+
+def test_a_promotion_piece_chosen_by_taps_on_the_board_goes_to_lichess():
+    # Issue 23: the companion flipped a tapped piece back to a queen. On the board's own online
+    # game the taps choose: the move goes out once the board has been still PROMOTION_WAIT_MS.
+    fen = "7k/P7/8/8/8/8/8/4K3 w - - 0 1"
+    o = Online(occupied=[parse_square(s) for s in ("e1", "a7", "h8")])
+    o.run(100)
+    ev = full("p1", True)
+    ev["initialFen"] = fen
+    o.lichess({"type": "gameStart", "game": {"gameId": "p1"}})
+    o.lichess(ev)
+    o.play("a7a8")
+    assert o.api.posts == []  # not yet: the player may still tap
+    o.rig.lift("a8", ms=40)
+    o.rig.place("a8", ms=300)
+    o.rig.lift("a8", ms=40)
+    o.rig.place("a8", ms=300)
+    chosen = o.rig.game.uci_moves()[-1]
+    o.run(PROMOTION_WAIT_MS + 100)
+    assert o.api.posts == [("make_move", "p1", chosen)]
+    assert chosen in ("a7a8r", "a7a8b", "a7a8n") and o.rig.game.uci_moves() == [chosen]
+
+
+def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # online.secret lives in the board's (here the test's) root
+    rig = Rig()
+    assert "wifi=" not in rig.ask("status")[0]  # a board never set up says nothing of it
+    secret_pw, secret_token = "hunter2 with spaces", "lip_AbCdEf0123456789"
+    answers = (rig.ask("online wifi-ssid Home Net") + rig.ask("online wifi-password " + secret_pw)
+               + rig.ask("online lichess-token " + secret_token))
+    assert answers == ["ok wifi-ssid set", "ok wifi-password set", "ok lichess-token set"]
+    status = rig.ask("status")[0]
+    assert status.endswith(" online=off wifi=set token=set")
+    text = "\n".join(answers + [status] + rig.ask("help")[1:] + rig.ask("online"))
+    assert secret_pw not in text and secret_token not in text and "hunter2" not in text
+    from online import secrets
+
+    assert secrets.load() == {"ssid": "Home Net", "password": secret_pw, "token": secret_token}
+    assert rig.ask("online lichess-token") == ["err a token must be one non-empty line"]
+    assert secrets.load()["token"] == secret_token  # a bad write loses nothing
+
+
+def test_make_flash_carries_the_roots_and_never_the_secrets():
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+    import flash
+
+    assert "online/roots.pem" in flash.DATA_FILES
+    for rel in flash.DATA_FILES:
+        assert "secret" not in rel
+    assert "online.secret" in flash.__doc__  # and the docstring says it is never touched
+    from online import https
+
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware", "online", "roots.pem")) as f:
+        assert len(https.pem_blocks(f.read())) == 2  # ISRG Root X1 and X2
+
+
+def test_a_power_cut_mid_game_resumes_it_online(monkeypatch):
+    # The board saves the online game like any other; after a power cut it resumes its saved
+    # game, Lichess announces the game in progress, gameFull agrees: the board plays on in step.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "g9"}})
+    o.lichess(full("g9", False, "e2e4"))  # the player has Black; White's first move is lit
+    assert frame_squares(o.rig, S.REMOTE_MOVE) == [parse_square("e2"), parse_square("e4")]
+    o.play("e2e4")
+    o.play("c7c5")
+    assert o.api.posts == [("make_move", "g9", "c7c5")]
+    o.run(600)  # the save waits for a still board
+    flash = o.rig.flash
+    # Power cut: a new App on the same flash, the pieces where they stood.
+    import test_link
+
+    monkeypatch.setattr(test_link, "FakeFlash", lambda: flash)
+    again = Online(occupied=[i for i in range(64) if o.rig.vm.occupied(i)])
+    assert again.rig.game.uci_moves() == ["e2e4", "c7c5"]  # the board resumed its saved game
+    again.run(100)
+    again.lichess({"type": "gameStart", "game": {"gameId": "g9"}})
+    again.lichess(full("g9", False, "e2e4 c7c5 g1f3"))
+    assert frame_squares(again.rig, S.REMOTE_MOVE) == [parse_square("g1"), parse_square("f3")]
+    again.play("g1f3")
+    again.play("d7d6")
+    assert again.api.posts == [("make_move", "g9", "d7d6")]
+
+
+def test_the_opponent_mates_the_mating_move_is_lit_first_and_a_loss_on_time_ends_the_board():
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "m1"}})
+    o.lichess(full("m1", True))
+    for mine, theirs, so_far in (("f2f3", "e7e5", "f2f3 e7e5"), ("g2g4", None, None)):
+        o.play(mine)
+        if theirs:
+            o.lichess(state(so_far))
+            o.lichess(state(so_far))
+            o.play(theirs)
+    # Fool's mate: Lichess says mate with the move; the board shows the move first, then the end.
+    o.lichess(state("f2f3 e7e5 g2g4 d8h4", status="mate", winner="black"))
+    assert frame_squares(o.rig, S.REMOTE_MOVE) == [parse_square("h4"), parse_square("d8")]
+    o.play("d8h4")
+    assert o.rig.game.result == "0-1" and frame_squares(o.rig, S.MATED_KING) == [parse_square("e1")]
+    # Another game lost on time: the board's game ends too (the loser's king), not "White to move".
+    o.lichess({"type": "gameStart", "game": {"gameId": "m2"}})
+    o.lichess(full("m2", True))
+    o.run(300)
+    o.lichess(state("", status="outoftime", winner="black"))
+    o.run(100)
+    assert o.rig.game.result == "0-1"
+    assert any("you ran out of time" in s for s in o.said)
+
+
+def test_the_opponents_draw_offer_shows_on_both_kings_until_answered():
+    # Issue 23: the opponent's draw offer never showed on the LEDs.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "d1"}})
+    o.lichess(full("d1", True))
+    o.play("g1f3")
+    o.lichess(state("g1f3"))
+    o.lichess(state("g1f3 g8f6"))
+    o.play("g8f6")
+    o.lichess(state("g1f3 g8f6", bdraw=True))
+    assert frame_squares(o.rig, S.CLAIM) == [parse_square("e1"), parse_square("e8")]
+    o.play("b1c3")  # a move declines: the kings go dark
+    assert frame_squares(o.rig, S.CLAIM) == []
+    assert o.api.posts[-1] == ("make_move", "d1", "b1c3")
+
+
+def test_the_opponents_draw_offer_accepted_with_the_kings_sign():
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "d2"}})
+    o.lichess(full("d2", True))
+    o.play("g1f3")
+    o.lichess(state("g1f3"))
+    o.lichess(state("g1f3 g8f6"))
+    o.play("g8f6")
+    o.lichess(state("g1f3 g8f6", bdraw=True))
+    o.rig.lift("e1")
+    o.rig.place("d4")
+    o.rig.lift("e8")
+    o.rig.place("d5", ms=800)
+    o.run(100)
+    assert o.api.posts[-1] == ("accept_draw", "d2")
+    o.lichess(state("g1f3 g8f6", status="draw"))
+    assert o.rig.game.result == "1/2-1/2"
+    assert any("game over: 1/2-1/2" in s for s in o.said)
