@@ -212,7 +212,7 @@ def test_the_clock_is_set_from_the_network_for_certificate_dates():
     import threading
 
     sys.path.insert(0, os.path.join(ROOT, "firmware"))
-    from online import clock
+    from online import sntp
 
     import calendar
 
@@ -225,12 +225,12 @@ def test_the_clock_is_set_from_the_network_for_certificate_dates():
         data, peer = server.recvfrom(48)
         reply = bytearray(48)
         reply[0] = 0x24  # leap 0, version 4, mode 4 (server)
-        reply[40:44] = struct.pack("!I", now + clock.NTP_TO_UNIX_S)
+        reply[40:44] = struct.pack("!I", now + sntp.NTP_TO_UNIX_S)
         server.sendto(bytes(reply), peer)
 
     threading.Thread(target=answer, daemon=True).start()
     set_to = []
-    got = clock.set_clock(socket_module, set_to.append, servers=("no-such-host.invalid", "127.0.0.1"), port=port,
+    got = sntp.set_clock(socket_module, set_to.append, servers=("no-such-host.invalid", "127.0.0.1"), port=port,
                           timeout_s=2)
     server.close()
     assert got == now

@@ -54,7 +54,7 @@ def start(app, console, seek=None, host="lichess.org", port=443):
     keys = None
 
     def network_core():
-        from online import clock, https, wifi
+        from online import https, sntp, wifi
 
         wlan, state = wifi.join(network, ssid, password, ticks_ms, sleep_ms)
         api.note("wifi", state)
@@ -66,7 +66,7 @@ def start(app, console, seek=None, host="lichess.org", port=443):
             set_rtc = machine.RTC().datetime
         except (ImportError, AttributeError):
             set_rtc = None
-        if set_rtc is not None and clock.set_clock(socket, set_rtc) is None:
+        if set_rtc is not None and sntp.set_clock(socket, set_rtc) is None:
             api.note("tls", "no network time (SNTP): certificates cannot be checked")
             return
         try:
