@@ -45,7 +45,7 @@ class App:
     listeners: callables(event), each told of every referee event in order, in the first step()
       after it happened: a tuple whose first item names it ("move", "undo", "promote", "new", "end",
       "error", "claim"; core/referee.py's event_text prints them as lines). The USB link
-      (link/__init__.py), the engine and the simulators (tools/sim/board_sim.py) append theirs.
+      (link/link.py), the engine and the simulators (tools/sim/board_sim.py) append theirs.
     opponent: None, or the board's engine (engine/opponent.py), made on first use by engine():
       step(now) thinks one slice at most; paint(frame) draws its signals over the frame after the
       display's; on_event(ev) is one of the listeners; holds(referee), the referee's gesture

@@ -16,7 +16,7 @@ import time
 import asyncio
 from micropython import const
 from app import App
-from link import Link
+from link.link import Link
 from store import GameStore
 
 try:

@@ -329,7 +329,8 @@ def command(link, rest):
     if word and word not in ("scan", "leds", "squares"):
         link.err("selftest takes scan, leds, squares, skip or stop")
         return
-    if link.cpp is not None and link.cpp.round:
+    cpp = link.sessions.get("cpp")
+    if cpp is not None and cpp.round:
         link.err("selftest: not during a CPP round (send end first)")
         return
     ticks_us, ticks_diff = _clock()

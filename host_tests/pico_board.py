@@ -13,7 +13,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools", "emu"))
 
-import board as emu_board  # noqa: E402
+import chessboard as emu_board  # noqa: E402
 import chip as emu_chip  # noqa: E402
 
 # The start of every chip test's skip reason: conftest.py counts the skips that carry it.

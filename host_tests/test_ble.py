@@ -10,7 +10,7 @@
 import chess
 import pytest
 from ble_rig import BleCentralRig, BleRig
-from link import CHESSLINK, CPP
+from link.link import CHESSLINK, CPP
 from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, advertising
 from test_cpp import ALL, Central
 from test_link import START_PLACEMENT, Rig
@@ -149,7 +149,7 @@ def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
     phone.write("begin " + fen)
     pieces = [v for _, v in rig.radio.writes[before:]]
     assert [len(p) for p in pieces] == [18, 18, 18, 8]
-    assert rig.game.fen() == fen and rig.ble.link.cpp.round
+    assert rig.game.fen() == fen and rig.ble.link.sessions["cpp"].round
     # Its answer (sync and the FEN, 62 bytes) cannot go in one notification at MTU 23: not cut,
     # not sent, and the USB console says why.
     assert phone.take() == []
@@ -165,7 +165,7 @@ def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
     phone.write("feature undo_offer", poll=False)
     phone.write("feature msg")
     assert [v.decode() for v in phone.take()] == ["ok", "ok"]
-    assert rig.ble.link.cpp.has("undo_offer") and rig.ble.link.cpp.has("msg")
+    assert rig.ble.link.sessions["cpp"].has("undo_offer") and rig.ble.link.sessions["cpp"].has("msg")
     # An err goes out shortened to fit, never cut by the stack in the middle of nowhere.
     phone.write("hello there")
     assert [v.decode() for v in phone.take()] == ["err unknown command:"]
@@ -186,7 +186,7 @@ def test_garbage_cpp_writes_get_one_err_each_and_change_nothing(rigs):
             assert got == []  # an empty write: nothing to answer
         else:
             assert len(got) == 1 and got[0].startswith("err "), (garbage, got)
-    assert rig.game.fen() == fen and rig.ble.link.dialect == CPP and rig.ble.link.cpp.round
+    assert rig.game.fen() == fen and rig.ble.link.dialect == CPP and rig.ble.link.sessions["cpp"].round
     c.query = "feature msg"  # the session goes on
     c.send(c.query)
     rig.play("e2e4")

@@ -86,11 +86,11 @@ def test_parity_is_answered_exactly_when_the_client_sends_it():
 )
 def test_malformed_messages_are_ignored_and_change_nothing(bad):
     rig = session()
-    before = bytes(rig.link.chesslink.e2rom)
+    before = bytes(rig.link.sessions["chesslink"].e2rom)
     rig.send(bad + b"\n")
     rig.run(50)
     assert replies(rig) == b""
-    assert bytes(rig.link.chesslink.e2rom) == before
+    assert bytes(rig.link.sessions["chesslink"].e2rom) == before
     rig.send(message("V"))  # and the next message is read as ever
     assert split(replies(rig)) == ["v0103"]
 
@@ -284,7 +284,7 @@ def test_random_chesslink_bytes_never_break_the_link():
             assert "internal error" not in text, (chunk, text)
         rig.out.clear()
     rig.send(b"\n")  # ends a message the random bytes left half-sent (an L is 167 bytes)
-    if rig.link.chesslink.e2rom[0] & 1:
+    if rig.link.sessions["chesslink"].e2rom[0] & 1:
         rig.send(b"W0000")  # the random bytes turned the block check off: on again
     rig.out.clear()
     rig.send(message("X") + message("V"))

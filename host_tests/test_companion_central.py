@@ -1,4 +1,4 @@
-# The companion's CPP central (tools/companion/board.py) line by line, in both dialects a board
+# The companion's CPP central (tools/companion/central.py) line by line, in both dialects a board
 # may speak: promotions as four characters answered `promote UCI` or as five answered `ok`,
 # takebacks as `undo_offer` (answered ok, then `undo FEN`) or as `undo UCI`. No processes here:
 # the game loop's board side (match.Match) is driven with the lines a board sends.

@@ -667,7 +667,7 @@ def test_bad_central_lines_get_one_err_and_change_nothing(line, reply):
     assert len(got) == 1 and got[0].startswith("err ")
     if not reply.startswith("err undo"):
         assert got == [reply]
-    assert rig.game.uci_moves() == [] and rig.link.cpp.round
+    assert rig.game.uci_moves() == [] and rig.link.sessions["cpp"].round
 
 
 # ---------------------------------------------------------------------- hostile lines (issue 20)
@@ -711,7 +711,7 @@ def test_a_bad_chesslink_message_in_a_round_changes_nothing():
     rig.send("S00\n")  # an S, then a block check that is not the S's (53): ignored
     rig.run(100)
     assert rig.lines() == []  # no status report, then or at any scan after
-    assert rig.link.dialect == "cpp" and rig.link.cpp.round
+    assert rig.link.dialect == "cpp" and rig.link.sessions["cpp"].round
     rig.play("e2e4")
     assert rig.lines() == ["move e2e4"]
 

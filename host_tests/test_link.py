@@ -11,7 +11,7 @@ from core import signals as S
 from hardware.fake import VirtualReedMatrix
 from hardware.leds import TextLeds
 from hardware.matrix import MatrixScanner
-from link import HELP, MAX_LINE, Link
+from link.link import HELP, MAX_LINE, Link
 from store import GameStore
 from test_store_portable import FakeFlash
 
@@ -214,7 +214,7 @@ def test_unknown_commands_and_malformed_lines_change_nothing():
             assert got[0] == reply
     assert rig.game.fen() == fen
     assert rig.flash.ops == saves  # nothing was saved: nothing changed
-    assert not rig.link.cpp.round
+    assert not rig.link.sessions["cpp"].round
 
 
 def test_non_ascii_control_and_overlong_lines_get_one_error_each():
@@ -253,10 +253,10 @@ def test_an_exception_in_a_command_is_an_error_line(monkeypatch):
     def broken(self, rest):
         raise RuntimeError("boom")
 
-    import link.board
+    import link.commands
 
-    rows = tuple((row[0], broken, row[2], row[3]) if row[0] == "fen" else row for row in link.board.COMMANDS)
-    monkeypatch.setattr(link.board, "COMMANDS", rows)
+    rows = tuple((row[0], broken, row[2], row[3]) if row[0] == "fen" else row for row in link.commands.COMMANDS)
+    monkeypatch.setattr(link.commands, "COMMANDS", rows)
     assert rig.ask("fen") == ["err internal error: RuntimeError('boom')"]
     assert rig.ask("mode") == ["mode strict"]  # and the link carries on
 

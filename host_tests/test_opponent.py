@@ -9,7 +9,7 @@ from engine.opponent import NODES_PER_STEP, TAKEBACK_PAUSE_MS
 from hardware.fake import VirtualReedMatrix
 from hardware.leds import TextLeds
 from hardware.matrix import MatrixScanner
-from link import Link
+from link.link import Link
 from store import GameStore
 from test_store_portable import FakeFlash
 

@@ -233,7 +233,7 @@ def test_leds_name_what_a_pc_program_lights():
     """A ChessLink host drives the LEDs (its L message): `leds`, `show` and the page's frame name
     what they show, not the board's own signals underneath."""
     from chesslink_client import Codec, led_message
-    from link import Link
+    from link.link import Link
 
     term, out = terminal()
     play(term, out, "move e2 e4")  # the board's own last-move signal on e2 and e4

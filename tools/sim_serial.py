@@ -19,7 +19,7 @@ import os
 import time
 import tty
 
-from link import Link
+from link.link import Link
 
 # Lines the board sends while nobody reads them pile up in the pseudo-terminal (4 kB on Linux);
 # past that they are dropped, as MicroPython's USB serial drops output with no host attached.

@@ -1,7 +1,7 @@
 # The link over Bluetooth LE (docs/spec.md section 9): the board as the peripheral that
 # phone and tablet apps find and drive, beside the USB link and with the same dialects on top.
 #
-# One transport, two GATT services, one Link (link/__init__.py) behind both:
+# One transport, two GATT services, one Link (link/link.py) behind both:
 #   - CPP: a write on rx is one whole command (no line end), fed to the Link as a line; every line
 #     the Link writes goes out as one notification on tx, without its line end.
 #   - Millennium ChessLink, as Millennium's BLE boards offer it (Microchip's transparent UART
@@ -37,7 +37,7 @@
 # speaking) compares two values and allocates nothing.
 from micropython import const
 
-from link import CHESSLINK, CPP_WORDS, Link
+from link.link import CHESSLINK, CPP, CPP_WORDS, Link
 
 # Service and characteristic UUIDs (docs/spec.md section 9).
 CPP_SERVICE = "f5351050-b2c9-11ec-a0c0-b3bc53b08d33"
@@ -248,7 +248,7 @@ class BleLink:
             # advertising while it has room for more connections).
             self.radio.gap_advertise(None)
             # A ChessLink session from an earlier connection: its host gets the status again.
-            self._chesslink_fresh = self.link.chesslink is not None
+            self._chesslink_fresh = CHESSLINK in self.link.sessions
             try:
                 self.radio.gattc_exchange_mtu(conn)
             except (AttributeError, OSError):  # a stack without the GATT client: the central decides
@@ -267,7 +267,7 @@ class BleLink:
             self.link.feed_chesslink(data)
             if self._chesslink_fresh and self.link.dialect == CHESSLINK:
                 self._chesslink_fresh = False
-                self.link.chesslink.report_due()  # a host back after a drop gets the status
+                self.link.sessions[CHESSLINK].report_due()  # a host back after a drop gets the status
 
     def _refuse(self, conn):
         self.refused += 1
@@ -285,7 +285,7 @@ class BleLink:
         link.use(None)
         # The next app negotiates its own features: nothing of this one's session may answer for
         # it. (ChessLink's session stays: its E2ROM settings are a Millennium board's EEPROM.)
-        link.cpp = None
+        link.forget(CPP)
         self.console("ble: the app disconnected")
         self._advertise()
 

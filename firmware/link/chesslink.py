@@ -78,7 +78,10 @@ def _odd(b):
 
 
 class ChessLink:
-    """One ChessLink session on a Link: framing of its messages and the board's answers."""
+    """One ChessLink session on a Link: framing of its messages and the board's answers.
+    A dialect of link/link.py (its DIALECTS): enter, leave, info, on_event, poll."""
+
+    polls = True  # status reports and a host's takeback, looked at after each step
 
     def __init__(self, link):
         self.link = link
@@ -264,6 +267,12 @@ class ChessLink:
             self._write(out[:n])
 
     # ------------------------------------------------------------------ the board's events
+
+    def enter(self, held):
+        return held  # ChessLink has no words for a person: the messages stay held
+
+    def info(self, text):
+        pass  # ... nor here
 
     def on_event(self, ev):
         pass  # the status follows the referee's state, looked at in poll()

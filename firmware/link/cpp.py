@@ -18,10 +18,10 @@
 # referee (put a refused move back) waits for poll().
 from core.game import AGREEMENT, Game, RESIGNATION
 from core.position import KNIGHT, STARTING_FEN, move_promotion, move_uci
-from core.referee import SETUP, STRICT
-from link import ascii_only
+from core.referee import SETUP, STRICT, event_text
 from link.cpp_terms import PROMOTION_LETTERS, pushed
 from link.pieces import Pieces, placement
+from link import ascii_only
 
 def _cpp_uci(uci):
     """A board move as CPP sends it: a promotion without its piece (the central chooses)."""
@@ -29,7 +29,10 @@ def _cpp_uci(uci):
 
 
 class Cpp:
-    """The CPP session on one Link: what the central agreed to and what waits for its answer."""
+    """The CPP session on one Link: what the central agreed to and what waits for its answer.
+    A dialect of link/link.py (its DIALECTS): enter, leave, info, on_event, poll."""
+
+    polls = True  # the referee changes the events asked for, and the state lines, after each step
 
     def __init__(self, link):
         self.link = link
@@ -86,6 +89,9 @@ class Cpp:
     def info(self, text):
         if self.round and self.has("msg"):
             self.line("msg " + text)
+
+    def enter(self, held):
+        return held  # outside a round the board is silent: a person's messages stay held
 
     def leave(self):
         """The round is over (end, get_state, another dialect): back to silence."""
@@ -162,7 +168,7 @@ class Cpp:
             if self.synced:
                 self.unsync()
             if self.has("msg"):
-                self.line("msg " + ascii_only(_event_words(ev)))
+                self.line("msg " + ascii_only(event_text(ev)))
         elif kind == "claim":
             if self.has("msg"):
                 self.line("msg draw can be claimed: " + ev[1])
@@ -332,8 +338,3 @@ class Cpp:
         self.link.load(game)
         self.version = -1
 
-
-def _event_words(ev):
-    from link.board import event_text
-
-    return event_text(ev)

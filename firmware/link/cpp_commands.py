@@ -3,9 +3,9 @@
 from core.game import Game
 from core.position import KNIGHT, STARTING_FEN, move_uci, parse_square
 from core.referee import OVER, PLAY, SETUP
-from link import short
-from link.board import complete_fen
+from link.commands import complete_fen
 from link.cpp_terms import DRAW_REASONS, FEATURES, PROMOTION_LETTERS, VARIANTS, pushed
+from link import short
 
 
 def begin(cpp, rest):

@@ -12,7 +12,7 @@
 from core import signals as S
 from core.game import Game
 from core.position import BLACK, STARTING_FEN, WHITE, move_uci
-from link import Link
+from link.link import Link
 
 PROMOTION_WAIT_MS = 2000
 # The network's state on the LEDs, shown this long on the four centre squares (d4 e4 d5 e5) while

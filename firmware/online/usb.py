@@ -1,4 +1,4 @@
-# The `online` command on the USB link (link/board.py hands it over, loaded only when typed):
+# The `online` command on the USB link (link/commands.py hands it over, loaded only when typed):
 #   online                          the Lichess link's state
 #   online wifi-ssid NAME           the Wi-Fi network to join (the rest of the line, spaces and all)
 #   online wifi-password PASSWORD   its password: written once, never read back

@@ -64,7 +64,7 @@ class LinkRig:
         from hardware.fake import RamFiles, VirtualReedMatrix
         from hardware.leds import TextLeds
         from hardware.matrix import MatrixScanner
-        from link import Link
+        from link.link import Link
         from store import GameStore
 
         self.vm = VirtualReedMatrix()

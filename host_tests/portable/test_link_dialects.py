@@ -15,7 +15,7 @@ from core import signals as S
 from hardware.fake import VirtualReedMatrix
 from hardware.leds import TextLeds
 from hardware.matrix import MatrixScanner
-from link import Link
+from link.link import Link
 
 START = tuple(range(16)) + tuple(range(48, 64))
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"

@@ -7,7 +7,7 @@ import sys
 
 import chess
 
-from .board import Port
+from .central import Port
 from .view import View
 
 DEFAULT_PGN = os.path.join(os.path.expanduser("~"), "chessboard-games.pgn")

@@ -14,7 +14,7 @@ import traceback
 import chess
 
 from . import pgn
-from .board import Central, misplaced
+from .central import Central, misplaced
 from .view import View, clock_text
 
 TICK_S = 0.2

@@ -1,7 +1,7 @@
 # The board's own commands on the USB link: for a person at a terminal, the PC companion, the tools.
 #
 # One row of COMMANDS per command: (name, handler, takes_over, help line). handler(link, rest) gets
-# the Link (link/__init__.py: line(), err(), info(), load(), save(), app) and the text after the
+# the Link (link/link.py: line(), err(), info(), load(), save(), app) and the text after the
 # command's name. takes_over: the command starts another game, so once its handler has accepted
 # it the board's commands become the dialect that speaks unasked (a CPP round or ChessLink session
 # ends); the handler switches itself, after its checks, so that a refused line changes nothing.
@@ -11,7 +11,7 @@
 # add its row: `help` lists it from the row.
 from core.game import Game
 from core.position import KNIGHT, STARTING_FEN, square_name
-from core.referee import CASUAL, PLAY, SETUP, STRICT, event_text  # noqa: F401 - event_text: for link/
+from core.referee import CASUAL, PLAY, SETUP, STRICT, event_text
 
 # Missing FEN fields, completed as CPP apps send "placement side" (castling "KQkq" is then cut
 # down by the position to what the kings and rooks on their squares allow).
@@ -40,7 +40,7 @@ def _status(link, rest):
     game = ref.game
     phase = "play" if ref.phase == PLAY else "setup" if ref.phase == SETUP else "over"
     error = ref.error[0] if ref.error is not None else "none"
-    cpp = link.cpp
+    cpp = link.sessions.get("cpp")
     if cpp is not None and cpp.round:
         sync = "round=" + ("sync" if cpp.synced else "unsync")
     else:
@@ -153,7 +153,7 @@ def _promote(link, rest):
 
 
 def _engine(link, rest):
-    from engine.usb_command import run  # loaded on first use
+    from link.engine_command import run  # loaded on first use
 
     opponent = link.app.engine()  # made on first use
     if opponent is None:
@@ -195,7 +195,10 @@ HELP = (
 
 
 class BoardCommands:
-    """The board's own commands, for whichever dialect is on."""
+    """The board's own commands, for whichever dialect is on; and, once chosen, the dialect that
+    speaks unasked in the board's words (the interface of link/link.py's DIALECTS)."""
+
+    polls = False  # its events go out as they come: nothing to do after a step
 
     def __init__(self, link):
         self.link = link
@@ -212,3 +215,29 @@ class BoardCommands:
                 row[1](link, rest)
                 return True
         return False
+
+    # ------------------------------------------------------------------ the dialect
+
+    def enter(self, held):
+        """The PC speaks the board's commands: the messages held for a person go out now."""
+        for text in held:
+            self.link.line("msg " + text)
+        return []
+
+    def leave(self):
+        pass  # nothing of a session to end: the board's events simply stop going out
+
+    def info(self, text):
+        self.link.line("msg " + text)
+
+    def on_event(self, ev):
+        link = self.link
+        text = event_text(ev)
+        link.line(text)
+        # The same line in plain words for the person at the console (core/messages.py, as the
+        # simulators and the companion say it). Loaded on the first event, not at boot.
+        from core.messages import explain  # noqa: PLC0415
+
+        plain = explain(text, link.app.referee.game.position)
+        if plain:
+            link.line("msg " + plain)

@@ -1,6 +1,6 @@
 """The chessboard around the emulated Pico: magnets on the reed matrix, the LEDs read back, transcripts played.
 
-    from board import EmulatedBoard
+    from chessboard import EmulatedBoard
     with EmulatedBoard() as board:                 # boots the firmware of `make flash`
         out = board.play(open("host_tests/transcripts/slide.txt").read())
         print(out.lines)                           # ["move a1a8", ..., "fen ..."], as tools/replay.py prints

@@ -1,4 +1,4 @@
-# The USB command `engine` (link.py's table points here): read and set the board's own engine.
+# The USB command `engine` (link/commands.py's table points here): read and set the board's own engine.
 # A module apart from engine/opponent.py, loaded the first time the command is used, so that a
 # board never asked over USB keeps the RAM.
 from core.position import BLACK, WHITE
