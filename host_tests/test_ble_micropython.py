@@ -15,7 +15,7 @@ def test_ble_link_allocates_nothing_per_idle_scan_on_micropython():
     if not os.path.exists(MICROPYTHON):
         pytest.fail("no MicroPython in .venv: make test installs it")
     r = subprocess.run(
-        [MICROPYTHON, "-X", "heapsize=768k", "host_tests/run_portable.py", "test_ble_alloc"],
+        [MICROPYTHON, "-X", "heapsize=768k", "host_tests/helpers/run_portable.py", "test_ble_alloc"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert r.returncode == 0, r.stdout + r.stderr

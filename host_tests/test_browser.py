@@ -1,6 +1,6 @@
 # The browser simulator in a real browser: headless Chromium plays a scripted game with the mouse.
 #
-# tools/sim_server.py serves sim/ and MicroPython's WebAssembly build; Playwright (PyPI, pinned in
+# tools/sim/sim_server.py serves sim/ and MicroPython's WebAssembly build; Playwright (PyPI, pinned in
 # requirements-dev.txt) drives Debian's chromium (/usr/bin/chromium; no browser is downloaded).
 # The game is played twice, with a mouse on a desktop-sized page and with a finger on a 390 x 844
 # touch screen: a quiet move with the lifted piece's LEDs and its "pending" mark, moves by click

@@ -1,7 +1,7 @@
 # Millennium ChessLink on the USB link (firmware/link/chesslink.py, docs/spec.md section 7).
 #
 # First the messages byte by byte on the App + fakes rig of test_link.py; then the project's own
-# ChessLink host (host_tests/chesslink_client.py) on the pseudo-terminal of
+# ChessLink host (host_tests/helpers/chesslink_client.py) on the pseudo-terminal of
 # `tools/sim_terminal.py --serial`, as a host program on a PC finds the board: its requests and
 # answers, the LEDs it lights (read back with the simulator's `leds`), automatic reports through a
 # whole game, a promotion chosen by taps, and a host that opens the port in the middle of a game.
@@ -208,7 +208,7 @@ def test_e2rom_reads_back_what_was_written():
 
 
 def test_the_hosts_codec_reads_replies_split_anywhere_and_finds_its_feet():
-    """host_tests/chesslink_client.py's Codec, the part a Bluetooth transport reuses: bytes in,
+    """host_tests/helpers/chesslink_client.py's Codec, the part a Bluetooth transport reuses: bytes in,
     replies out, whatever the reads split; a stray byte or a half reply before them is skipped."""
     board = Codec(parity=True)  # the board's side of the wire, answering with parity
     data = board.encode("v0103") + board.encode("s" + START_STATUS) + board.encode("l")

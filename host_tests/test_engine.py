@@ -230,7 +230,7 @@ def test_exchange_evaluation_matches_python_chess():
 
 
 # Moves the engine played in bench games at the Pico's 2 s a move (570 nodes before the native code,
-# 1,724 with it, 2,254 now) that left a piece en prise for Stockfish to win (tools/bench_engine.py,
+# 1,724 with it, 2,254 now) that left a piece en prise for Stockfish to win (tools/bench/bench_engine.py,
 # hung_piece), and must no longer play at any of these budgets.
 _HUNG_AT_2S = (
     # 6... Nxd5 7. exd5: the pawn takes back and forks the bishop on e6 and the knight on c6.

@@ -21,7 +21,7 @@ def test_link_fuzz_on_micropython(module, tests):
         # the rules core became two modules (core/position.py and position_plain.py), and at 640 kB
         # it failed the same way (1280 bytes, 600 kB free) once link/chesslink.py grew its
         # orientation and promotion rules (issue 20). The Pico loads .mpy files: no compiler there.
-        [MICROPYTHON, "-X", "heapsize=768k", "host_tests/run_portable.py", module],
+        [MICROPYTHON, "-X", "heapsize=768k", "host_tests/helpers/run_portable.py", module],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert r.returncode == 0, r.stdout + r.stderr

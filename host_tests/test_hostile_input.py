@@ -40,7 +40,7 @@ def test_a_fen_with_an_impossible_halfmove_clock_gets_a_clear_error(command):
 
 
 def test_fens_the_core_accepts_are_positions_python_chess_reads_the_same():
-    """Mutated and random FENs (tools/fuzz.py): whatever the core accepts, python-chess reads as
+    """Mutated and random FENs (tools/hands/fuzz.py): whatever the core accepts, python-chess reads as
     the same position with the same legal moves; whatever python-chess finds valid (with the fields
     and counters a game can have), the core accepts."""
     stats = fuzz.fuzz_fens_against_python_chess(1500, seed=5)

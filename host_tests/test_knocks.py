@@ -6,7 +6,7 @@ than Referee.knock_ms apart as pieces knocked over: they never become a touch (F
 guide them back and the game goes on. One piece falling alone opens one switch, exactly as a lift
 does: the board cannot tell the two apart, so in strict mode it is a touch like any lift over 150 ms.
 
-Time tables through the firmware's debouncer and referee (tools/transcript.py), clean and bouncing.
+Time tables through the firmware's debouncer and referee (tools/hands/transcript.py), clean and bouncing.
 """
 import pytest
 

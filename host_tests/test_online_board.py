@@ -1,4 +1,4 @@
-# The board playing on Lichess by itself (firmware/online/): host_tests/online_board.py runs the
+# The board playing on Lichess by itself (firmware/online/): host_tests/helpers/online_board.py runs the
 # firmware's online code on CPython and on the MicroPython unix port (real sockets and TLS, the
 # project's stand-in `network`), against the fake Board API served over HTTPS with a CA made here
 # (tls_certs.py). Each scenario runs on both runtimes; the token must never appear in what the
@@ -43,7 +43,7 @@ def rig(tmp_path, certs, request):
         exe = PYTHON if runtime == "cpython" else MICROPYTHON
         if runtime == "micropython" and not os.path.exists(MICROPYTHON):
             pytest.skip("NO MICROPYTHON: .venv/bin/micropython is missing (make setup installs it)")
-        argv = [exe, "host_tests/online_board.py", "localhost", str(server.port), roots or good["ca.pem"], str(secret),
+        argv = [exe, "host_tests/helpers/online_board.py", "localhost", str(server.port), roots or good["ca.pem"], str(secret),
                 "1500", "1000"] + (["app"] if board == "app" else [])
         p = Process(argv, "board-" + runtime)
         parts.append(p)

@@ -1,6 +1,6 @@
 """Property: the referee reads random games played by simulated hands exactly as they were meant.
 
-tools/physical.py turns random legal games into transcripts (every order of captures, en passant and
+tools/hands/physical.py turns random legal games into transcripts (every order of captures, en passant and
 castling, slides, bounce, swaps, pauses, promotion taps, knocked pieces, casual takebacks and
 rook-first castling); replaying them must give back exactly the intended moves and final position.
 `make bench` runs the same over 10,000+ moves and prints the misread figure.

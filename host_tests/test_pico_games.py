@@ -3,7 +3,7 @@
 One emulated board boots the official MicroPython v1.27.0 rp2 build with the .mpy files of
 tools/flash.py in its littlefs, and plays transcripts through the reed matrix on config.py's
 GPIOs. Each must print what the same firmware core prints on CPython for the same transcript
-(tools/transcript.py, the oracle python-chess checks in the other tests), and its own `# expect fen`.
+(tools/hands/transcript.py, the oracle python-chess checks in the other tests), and its own `# expect fen`.
 The LEDs are read back from the WS2812B data pin. Costly in wall time (the emulator runs about
 8x slower than a Pico while the core is busy): keep the list short and the transcripts brief."""
 import os
@@ -55,7 +55,7 @@ def test_transcript_on_the_chip(board, name):
 
 
 def test_a_generated_game_on_the_chip(board):
-    # tools/physical.py's hands: bounce, chatter, slides, hesitations, a knocked piece. Seed 58:
+    # tools/hands/physical.py's hands: bounce, chatter, slides, hesitations, a knocked piece. Seed 58:
     # four plies in under 5 s (knock_rate 0.5).
     text, expected, fen = physical.transcript(58, "strict", max_plies=4, knock_rate=0.5)
     played = board.play(text)

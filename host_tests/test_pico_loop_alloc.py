@@ -1,5 +1,5 @@
 """The Pico's whole loop turn (main.py's Board.tick: scan step, USB link, heartbeat) allocates
-nothing, measured under MicroPython by tools/bench_board.py on the fake Pico, with the firmware
+nothing, measured under MicroPython by tools/bench/bench_board.py on the fake Pico, with the firmware
 loaded as the Pico loads it: .mpy files from mpy-cross (compiled afresh here), so that no
 compiler's working memory crowds the 200 kB heap."""
 import pytest
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.xdist_group("build_mpy")
 
 
 def test_loop_turns_allocate_nothing_on_micropython():
-    out = run_on_mpy(["tools/bench_board.py", "--mpy"])
+    out = run_on_mpy(["tools/bench/bench_board.py", "--mpy"])
     figures = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
     # The board runs on without the modules only wiring needed (main.BOOT_ONLY), dropped as on the Pico.
     assert figures["boot_modules_loaded"] == "none"

@@ -10,8 +10,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_MAX_LINES = 250
-# The page as tools/bench.py reads it (loaded by path: tools/ stays off sys.path for the other tests).
-_spec = importlib.util.spec_from_file_location("figures_page", os.path.join(ROOT, "tools", "figures_page.py"))
+# The page as tools/bench/bench.py reads it (loaded by path: tools/ stays off sys.path for the other tests).
+_spec = importlib.util.spec_from_file_location("figures_page", os.path.join(ROOT, "tools", "bench", "figures_page.py"))
 figures_page = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(figures_page)
 
@@ -168,7 +168,7 @@ def figure_rows():
 def printed_keys():
     """Regular expressions of every key the benchmarks print (a %s or %d in a key is any word)."""
     keys = set()
-    sources = glob.glob(os.path.join(ROOT, "tools", "bench*.py")) + [os.path.join(ROOT, "tools", "engine_speed.py")]
+    sources = glob.glob(os.path.join(ROOT, "tools", "bench", "bench*.py")) + [os.path.join(ROOT, "tools", "bench", "engine_speed.py")]
     for path in sources:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -203,15 +203,15 @@ def test_every_pico_figure_says_when_and_on_which_build_it_was_measured():
 
 
 def test_the_engine_bench_falls_back_on_the_recorded_chip_speed():
-    # tools/bench_engine.py plays its matches at the chip's speed, from the page's last measurement
+    # tools/bench/bench_engine.py plays its matches at the chip's speed, from the page's last measurement
     # when the emulated Pico cannot run: the two must be the same figure.
     recorded = [cells for _, cells in figure_rows() if "`thinking_nps`" in cells["source"]]
     assert len(recorded) == 1
-    bench = read("tools/bench_engine.py")
+    bench = read("tools/bench/bench_engine.py")
     constant = re.search(r"^EMULATED_PICO_NPS = (\d+)", bench, re.M)
     assert constant and int(recorded[0]["Pico"].replace(",", "")) == int(constant.group(1))
     when = re.search(r'^EMULATED_PICO_NPS_MEASURED = "(\d{4}-\d\d-\d\d), MicroPython RPI_PICO (v[\d.]+)', bench, re.M)
-    assert when, "tools/bench_engine.py no longer says when its recorded chip speed was measured"
+    assert when, "tools/bench/bench_engine.py no longer says when its recorded chip speed was measured"
     assert recorded[0]["Pico measured"] == "%s, %s" % when.groups()
 
 
@@ -236,7 +236,7 @@ def test_figures_live_on_the_figures_page_only():
 
 
 def test_make_bench_reads_the_figure_of_every_row():
-    # tools/bench.py prints the first value of each cell beside its own run: each cell that opens
+    # tools/bench/bench.py prints the first value of each cell beside its own run: each cell that opens
     # with a figure must give that figure, whole (the number with its unit).
     recorded = figures_page.recorded()
     misread = []

@@ -1,4 +1,4 @@
-# Tests of host_tests/run_portable.py itself: it must report failures, never hide them, on CPython and MicroPython.
+# Tests of host_tests/helpers/run_portable.py itself: it must report failures, never hide them, on CPython and MicroPython.
 import os
 import shutil
 import subprocess
@@ -8,7 +8,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-RUNNER = os.path.join(HERE, "run_portable.py")
+RUNNER = os.path.join(HERE, "helpers", "run_portable.py")
 
 FIXTURES = {
     "test_good.py": """

@@ -1,4 +1,4 @@
-# Tests of tools/sim_server.py: what it serves, with which types, and nothing else of the repository.
+# Tests of tools/sim/sim_server.py: what it serves, with which types, and nothing else of the repository.
 import glob
 import os
 import threading
@@ -59,7 +59,7 @@ def test_pages_and_types(url):
 
 def test_nothing_else_is_reachable(url):
     for path in ("/Makefile", "/.git/config", "/sim/../Makefile", "/firmware/%2e%2e/Makefile",
-                 "/sim/%2e%2e/.ci/run", "/tools/sim_server.py", "/node_modules/.package-lock.json"):
+                 "/sim/%2e%2e/.ci/run", "/tools/sim/sim_server.py", "/node_modules/.package-lock.json"):
         assert get(url + path)[0] == 404, path
 
 

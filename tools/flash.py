@@ -2,7 +2,7 @@
 
 Usage: python tools/flash.py [--prepare-only] [--port PORT] [--force]
 
-1. Compiles every firmware/**/*.py with mpy-cross -march=armv6m into build/mpy/ (tools/check_mpy.py).
+1. Compiles every firmware/**/*.py with mpy-cross -march=armv6m into build/mpy/ (tools/compile/check_mpy.py).
 2. Assembles build/flash/: the .mpy files, except hardware/fake.mpy (tests and simulators only)
    and main.mpy - MicroPython runs main.py at boot and never main.mpy, so firmware/main.py goes
    as it is.
@@ -31,7 +31,9 @@ import shutil
 import subprocess
 import sys
 
-import check_mpy
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "compile"))
+
+import check_mpy  # noqa: E402 - tools/compile/check_mpy.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPY_DIR = os.path.join(ROOT, "build", "mpy")
@@ -84,6 +86,8 @@ def assemble():
             if not name.endswith(".mpy"):
                 continue
             rel = os.path.relpath(os.path.join(folder, name), MPY_DIR).replace(os.sep, "/")
+            if not os.path.exists(os.path.join(ROOT, "firmware", rel[:-4] + ".py")):
+                continue  # left in build/mpy/ by a module since renamed or removed: not the board's
             if rel not in HOST_ONLY:
                 wanted[rel] = os.path.join(folder, name)
     wanted["main.py"] = os.path.join(ROOT, "firmware", "main.py")

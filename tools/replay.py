@@ -19,9 +19,9 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "hands"))
 
-import transcript  # noqa: E402
+import transcript  # noqa: E402 - tools/hands/transcript.py
 
 _UCI = re.compile(r"^[a-h][1-8][a-h][1-8][nbrq]?$")
 

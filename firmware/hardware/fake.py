@@ -509,7 +509,7 @@ class _RamFile:
 
 
 class FakeRadio:
-    """MicroPython's bluetooth.BLE as a script drives it (no radio traffic: host_tests/ble_adapter.py
+    """MicroPython's bluetooth.BLE as a script drives it (no radio traffic: host_tests/helpers/ble_adapter.py
     puts the same API on a real BLE stack): event() and write() play the stack's interrupts, and
     what the firmware asked of the radio is recorded."""
 

@@ -17,7 +17,7 @@
 #
 # Here, and nothing else: what the lines may carry, for the Link and the dialects alike. This file
 # imports nothing, so no module of the package imports back into one that imports it. (A module of
-# its own would cost the boot heap another module's dictionary: tools/bench_board.py.)
+# its own would cost the boot heap another module's dictionary: tools/bench/bench_board.py.)
 
 
 def short(text):

@@ -1,6 +1,6 @@
 # Time-table tests of core/debounce.py (QMK style): contact signals in, scans at a period, events out.
 #
-# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/run_portable.py).
+# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/helpers/run_portable.py).
 # A table lists what the contact of a square really does, (t_ms, square, level) with 1 = closed
 # (a piece's magnet holds it) and 0 = open; run() samples that signal every `period` ms the way
 # the scanner does, feeds the debouncer, and returns what it reported as (t_ms, square, level).

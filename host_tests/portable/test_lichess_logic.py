@@ -1,7 +1,7 @@
 # online/lichess_game.py: what the board and the companion do on each Lichess event. Each defect the
 # companion had (issue 23) has its test here, on the shared logic, so neither side carries it.
 #
-# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/run_portable.py).
+# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/helpers/run_portable.py).
 from online import lichess_game as lg
 
 

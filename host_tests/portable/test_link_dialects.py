@@ -1,11 +1,11 @@
 # The USB link's three dialects on every runtime the firmware runs on (CPython, MicroPython unix,
 # WebAssembly): a CPP round, a ChessLink session with parity, the board's commands, on App + fakes.
 #
-# Plain asserts only (host_tests/run_portable.py); the protocol in depth is tested on CPython by
+# Plain asserts only (host_tests/helpers/run_portable.py); the protocol in depth is tested on CPython by
 # test_link.py, test_cpp.py and test_chesslink.py. The whole board with CPP and ChessLink, compiled
 # from .py, needs more than a 200 kB heap to compile: on the MicroPython unix port at 200 kB this
 # skips, and host_tests/test_fuzz_runtimes.py runs it with 768 kB (the Pico loads .mpy files; the
-# .mpy run of every dialect on a 200 kB heap is tools/bench_board.py in test_pico_loop_alloc.py).
+# .mpy run of every dialect on a 200 kB heap is tools/bench/bench_board.py in test_pico_loop_alloc.py).
 import gc
 import sys
 

@@ -1,6 +1,6 @@
 # core/messages.py: the plain words beside the board's event lines, for each kind of line.
 #
-# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/run_portable.py).
+# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/helpers/run_portable.py).
 from core.messages import explain
 from core.position import Position
 

@@ -1,4 +1,4 @@
-# The firmware's rules core against python-chess, on random games recorded by host_tests/oracle.py.
+# The firmware's rules core against python-chess, on random games recorded by host_tests/helpers/oracle.py.
 # Runs on CPython and on MicroPython: the recording (build/oracle/games.txt) is made on CPython first,
 # because python-chess cannot run on MicroPython.
 from core.game import Game

@@ -3,7 +3,7 @@
 # refuse are guided back as before.
 #
 # Plain asserts only: runs under pytest, the MicroPython unix port and WebAssembly
-# (host_tests/run_portable.py). The whole power-up path: a record written by store.GameStore on a
+# (host_tests/helpers/run_portable.py). The whole power-up path: a record written by store.GameStore on a
 # file system in RAM, the pieces on a virtual reed matrix read by the real scanner, App.start()
 # and App.step() every 5 ms scan as on the Pico, what the console says, the LED frame, and the
 # record saved afterwards.

@@ -1,6 +1,6 @@
 # Portable tests of scan -> debounce -> LEDs over hardware/fake.py, and that none of it allocates on MicroPython.
 #
-# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/run_portable.py).
+# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/helpers/run_portable.py).
 # The allocation checks run only where gc.mem_alloc() exists (MicroPython). The unix port has
 # 63-bit small ints, so it cannot see an int of 2**30 or more becoming a heap object as it would
 # on the Pico; the code keeps such values out of its hot paths by construction (see the comments

@@ -1,6 +1,6 @@
 # Portable tests of firmware/store.py: a power cut at every step of every save never loses the game.
 #
-# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/run_portable.py).
+# Plain asserts only: runs under pytest, MicroPython unix and WebAssembly (host_tests/helpers/run_portable.py).
 # FakeFlash stands in for the Pico's filesystem and counts every operation a save performs (open,
 # each write, close, rename, remove); with cut_at set, that operation is where the power goes:
 # it raises PowerCut, and so does every operation after it until the flash "boots" again.

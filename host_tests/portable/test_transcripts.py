@@ -1,7 +1,7 @@
 # Physical transcripts replayed through the whole firmware on every runtime: the virtual reed matrix,
 # the real scanner, debouncer, referee, display and LED drivers (App, wired as tools/sim/board_sim.py
 # wires it). The hand-written docs/spec.md section 3 examples are in host_tests/transcripts/; random games played
-# by simulated hands are recorded into build/transcripts/ on CPython (tools/physical.py needs
+# by simulated hands are recorded into build/transcripts/ on CPython (tools/hands/physical.py needs
 # python-chess), with what tools/replay.py printed for them as the expected lines.
 import gc
 import os
@@ -29,7 +29,7 @@ from board_sim import BoardSim  # noqa: E402
 
 HAND_WRITTEN = "host_tests/transcripts"
 RECORDED = "build/transcripts"
-TAIL_MS = 3000  # as tools/transcript.py: scan on after the last transition so commits come out
+TAIL_MS = 3000  # as tools/hands/transcript.py: scan on after the last transition so commits come out
 
 
 def _no_state():

@@ -16,7 +16,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-for _p in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "firmware"), os.path.join(ROOT, "tools", "shims")):
+for _p in (HERE, os.path.join(ROOT, "tools", "hands"), os.path.join(ROOT, "firmware"), os.path.join(ROOT, "tools", "shims")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
@@ -187,7 +187,7 @@ class EmulatedBoard:
 
 
 def expected(text, tail_ms=TAIL_MS):
-    """The same transcript through the same firmware core on CPython (tools/transcript.py), with the
+    """The same transcript through the same firmware core on CPython (tools/hands/transcript.py), with the
     same tail after the last transition: the lines the chip must print."""
     fen, mode, events = transcript.parse(text)
     saved = transcript.TAIL_MS

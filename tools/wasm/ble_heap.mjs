@@ -1,8 +1,8 @@
 // The heap a board with Bluetooth LE on uses, on MicroPython's official 32-bit WebAssembly build:
-// tools/bench_ble.py's stages (the board wired by main.py with the `ble` setting "both" on a fake
+// tools/bench/bench_ble.py's stages (the board wired by main.py with the `ble` setting "both" on a fake
 // radio, an app in a CPP round, the engine loaded and answering 1. e4), each in its own call from
 // JavaScript, with gc.mem_alloc() read after a collection between them. That build collects only
-// between calls from JavaScript (host_tests/run_portable.py, Runner), so each figure is taken in
+// between calls from JavaScript (host_tests/helpers/run_portable.py, Runner), so each figure is taken in
 // calls of its own. 32-bit objects are the RP2040's sizes; the code is compiled from .py (the
 // bytecode a Pico keeps from .mpy files takes about the same RAM once loaded).
 //
@@ -15,7 +15,7 @@ import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MOUNT = "/repo";
 const TREES = ["firmware", "tools/shims"];
-const FILES = ["tools/bench_ble.py"];
+const FILES = ["tools/bench/bench_ble.py"];
 const ble = !process.argv.includes("--no-ble");
 
 function mkdirs(FS, dir) {

@@ -5,7 +5,7 @@
 // firmware/, host_tests/, tools/sim/ (the simulator glue the transcript test drives) and the recorded test data in build/ are copied into the emscripten file
 // system under /repo (the working directory there, as the repository root is on the host), the build is
 // checked to be 32-bit (sys.maxsize == 2**31-1, so ints of 2**30 and more are heap objects as on
-// the RP2040), then host_tests/run_portable.py runs the selected tests (default: all). The exit
+// the RP2040), then host_tests/helpers/run_portable.py runs the selected tests (default: all). The exit
 // status is run_portable's: 0 ok, 1 failures, 2 bad arguments; 3 when the runtime is not 32-bit.
 import fs from "node:fs";
 import path from "node:path";
@@ -108,7 +108,7 @@ try {
     process.exit(3);
   }
   py(
-    `sys.path.insert(0, ${pyStr(MOUNT + "/host_tests")})\n` +
+    `sys.path.insert(0, ${pyStr(MOUNT + "/host_tests/helpers")})\n` +
       "import run_portable\n" +
       `_run = run_portable.Runner(${pyStr(options.tests)})\n` +
       "_wasm_modules = len(_run.plan)",

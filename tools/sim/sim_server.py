@@ -1,7 +1,7 @@
 """A small web server for the browser simulator: serves tools/sim/, firmware/ and MicroPython's WebAssembly build.
 
 Usage (from anywhere; `make sim` runs it):
-    python3 tools/sim_server.py [--port N] [--host ADDR]
+    python3 tools/sim/sim_server.py [--port N] [--host ADDR]
 
 Prints the address to open and serves until Ctrl-C. Only these URLs exist (nothing else of the
 repository is reachable through it):
@@ -22,7 +22,7 @@ import os
 import sys
 import urllib.parse
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MP_PACKAGE = os.path.join("node_modules", "@micropython", "micropython-webassembly-pyscript")
 # URL prefix -> folder (relative to the repository root).
 MOUNTS = {

@@ -4,7 +4,7 @@
 # loop that stands for the scan loop and times itself. The board is a scripted player: a test
 # (host_tests/test_online_board.py) reads what it prints and types what the player does:
 #   move UCI | draw | resign | abort | seek MIN INC | wifi off | wifi on | quit
-# Usage: python host_tests/online_board.py HOST PORT ROOTS_PEM SECRETS_FILE [STREAM_TIMEOUT_MS RATE_LIMIT_MS [app]]
+# Usage: python host_tests/helpers/online_board.py HOST PORT ROOTS_PEM SECRETS_FILE [STREAM_TIMEOUT_MS RATE_LIMIT_MS [app]]
 # With `app` the board is the whole firmware instead (App on hardware/fake.py's reed matrix, the
 # online central, online/central.py): `move UCI` is then a pair of hands lifting and placing the
 # pieces (`hands SQ SQ ...` lifts/places squares in turn), and the lit opponent's move is printed

@@ -1,8 +1,8 @@
 """Screenshots of the browser simulator for the README and docs/simulators.md.
 
-Usage: .venv/bin/python tools/sim_screenshot.py [OUT_DIR]     (default tools/sim/)
+Usage: .venv/bin/python tools/sim/sim_screenshot.py [OUT_DIR]     (default tools/sim/)
 
-Serves the page (tools/sim_server.py) and plays it in headless Chromium (/usr/bin/chromium, or
+Serves the page (tools/sim/sim_server.py) and plays it in headless Chromium (/usr/bin/chromium, or
 $CHROMIUM), writing:
   screenshot.png        desktop: 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, the knight on f3 in the hand: f3
                         cyan, its quiet destinations green, the capture on e5 red
@@ -17,8 +17,8 @@ import shutil
 import sys
 import threading
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "sim"))
 
 import sim_server  # noqa: E402
 

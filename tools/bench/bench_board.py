@@ -1,8 +1,8 @@
 # Measures the board's main loop on fakes: free RAM after start-up and the time of one scan step.
 #
 # Usage (from the repository root):
-#   python3 tools/bench_board.py
-#   .venv/bin/micropython -X heapsize=240k tools/bench_board.py [--mpy]
+#   python3 tools/bench/bench_board.py
+#   .venv/bin/micropython -X heapsize=240k tools/bench/bench_board.py [--mpy]
 # --mpy imports the firmware from build/mpy/ (what `make test-mpy` compiled, the .mpy files
 # `make flash` puts on the Pico) instead of compiling firmware/*.py into the heap.
 # One line per figure, `name: value unit`. The board is wired by firmware/main.py's build() on
@@ -33,9 +33,10 @@ MPY = "--mpy" in sys.argv
 
 
 def _setup_paths():
+    # This file is tools/bench/bench_board.py: the repository root is two folders up.
     here = _dirname(__file__.replace("\\", "/")) or "."
-    root = _dirname(here) if here not in (".", "") else ".."
-    if here == "tools":
+    root = _dirname(_dirname(here)) if here not in (".", "") else "../.."
+    if here == "tools/bench":
         root = "."
     code = root + ("/build/mpy" if MPY else "/firmware")
     for path in ((root + "/tools/shims") if not MICROPYTHON else None, code):

@@ -1,11 +1,11 @@
 """Fuzz the board's edges with seeded, reproducible inputs (issue 11), as many as asked.
 
-    python3 tools/fuzz.py [--count N] [--seed S] [--only fens,oracle,records,link,transcripts,cli]
+    python3 tools/hands/fuzz.py [--count N] [--seed S] [--only fens,oracle,records,link,transcripts,cli]
 
 Runs the portable fuzzers (host_tests/portable/fuzz_core.py, fuzz_link.py: FENs, saved records, USB
 lines and bytes) and the host-side ones here: FENs against python-chess (whatever the core accepts,
 python-chess reads as the same position with the same legal moves), transcripts (mutated and random
-hands through tools/transcript.py, as tools/replay.py plays them) and the command lines of
+hands through tools/hands/transcript.py, as tools/replay.py plays them) and the command lines of
 replay.py and perft.py. Prints one line of counts per fuzzer; exits 1 at the first broken promise,
 naming the seed and the input. `make test` runs a few hundred of each (host_tests/test_hostile_input.py,
 host_tests/portable/test_fuzz*.py); this is for the larger runs.
@@ -15,8 +15,8 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _p in (os.path.join(ROOT, "host_tests", "portable"), os.path.join(ROOT, "tools"), os.path.join(ROOT, "firmware"), os.path.join(ROOT, "tools", "shims")):
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for _p in (os.path.join(ROOT, "host_tests", "portable"), os.path.join(ROOT, "tools", "hands"), os.path.join(ROOT, "firmware"), os.path.join(ROOT, "tools", "shims")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 

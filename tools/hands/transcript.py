@@ -6,7 +6,7 @@ Used by tools/replay.py, the tests and the transcript generator. Host-side (CPyt
 import os
 import sys
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 for _p in (os.path.join(_ROOT, "firmware"), os.path.join(_ROOT, "tools", "shims")):
     if _p not in sys.path:
         sys.path.insert(0, _p)

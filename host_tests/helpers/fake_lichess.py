@@ -60,7 +60,7 @@ class Game:
 class FakeLichess:
     def __init__(self, token, port, me="Tester", opponent="Opponent", reply_delay=0.15, tls=None):
         """tls: (certificate chain file, key file) to serve HTTPS, as Lichess does (the board's
-        client checks the chain against the CA it is given: host_tests/tls_certs.py)."""
+        client checks the chain against the CA it is given: host_tests/helpers/tls_certs.py)."""
         self.token = token
         self.me = me
         self.opponent = opponent

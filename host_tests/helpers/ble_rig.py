@@ -1,4 +1,4 @@
-# A board with its BLE link (firmware/link/ble.py on host_tests/ble_adapter.py) and phones (bumble
+# A board with its BLE link (firmware/link/ble.py on host_tests/helpers/ble_adapter.py) and phones (bumble
 # centrals), all on one bumble LocalLink in one asyncio loop that the synchronous tests turn.
 #
 # BleRig extends test_link.Rig (the board on fakes with its USB link): every 5 ms scan also polls the

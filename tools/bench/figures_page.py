@@ -1,13 +1,13 @@
 """docs/figures.md read as data: for each key `make bench` prints, the figures the page records.
 
-tools/bench.py prints them under its own run, so a run that moves a figure shows beside the page's;
+tools/bench/bench.py prints them under its own run, so a run that moves a figure shows beside the page's;
 host_tests/test_readme.py reads the page through this module, so the page stays readable by both.
 A table takes part when it has a `source` column naming bench keys in backticks.
 """
 import os
 import re
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "docs", "figures.md")
 COLUMNS = ("CPython", "MicroPython unix", "Pico")
 # The first measured value in a cell: "168,000 nodes/s (native code)" -> "168,000 nodes/s".

@@ -3,8 +3,8 @@
 # a CPP round, then the board's engine loaded and thinking, the free heap after each.
 #
 # Usage (from the repository root, after `make test-mpy` compiled build/mpy/):
-#   .venv/bin/micropython -X heapsize=1m tools/bench_ble.py --mpy [--no-ble]
-#   .venv/bin/micropython -X heapsize=240k tools/bench_ble.py --mpy   (does it fit that heap?)
+#   .venv/bin/micropython -X heapsize=1m tools/bench/bench_ble.py --mpy [--no-ble]
+#   .venv/bin/micropython -X heapsize=240k tools/bench/bench_ble.py --mpy   (does it fit that heap?)
 #   node tools/wasm/ble_heap.mjs [--no-ble]   (the same stages on the 32-bit WebAssembly build)
 # One line per figure, `name: value unit`: the bytes in use (gc.mem_alloc() after a collection) at
 # each stage, and what was free; the exit status is 1 when the heap ran out. --no-ble wires the

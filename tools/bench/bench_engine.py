@@ -1,8 +1,8 @@
 """make bench, the engine's part: its speed on the Pico and its strength against Stockfish.
 
-    python3 tools/bench_engine.py [--games N] [--elo 1350[,1500]] [--seconds 10,2] [--chip-nps N]
+    python3 tools/bench/bench_engine.py [--games N] [--elo 1350[,1500]] [--seconds 10,2] [--chip-nps N]
 
-Speed: tools/engine_speed.py runs on the emulated Pico (tools/emu/run.py, within about 10 % of a
+Speed: tools/bench/engine_speed.py runs on the emulated Pico (tools/emu/run.py, within about 10 % of a
 real one) when that harness and the MicroPython build are there; otherwise on the MicroPython unix
 port, and the Pico's nodes per second are the last emulator measurement below (the output says
 which).
@@ -35,10 +35,10 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 STOCKFISH = os.environ.get("STOCKFISH") or "/usr/games/stockfish"
-# Measured with tools/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython RPI_PICO
+# Measured with tools/bench/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython RPI_PICO
 # v1.27.0) on 2026-12-01: the engine thinking inside the board's scan loop (half of each 5 ms scan
 # period), hot paths native (engine/native.py). The matches' node budget when the chip cannot boot
 # here (docs/figures.md, which host_tests/test_readme.py keeps equal to this); the output then says
@@ -83,7 +83,7 @@ def chip_speed():
         sys.stderr.write("bench_engine: engine speed on the Pico not measured: %s\n" % problem)
     else:
         r = subprocess.run(
-            [sys.executable, emu, os.path.join(ROOT, "tools", "engine_speed.py"), "--no-main", "--limit-s", "120"],
+            [sys.executable, emu, os.path.join(ROOT, "tools", "bench", "engine_speed.py"), "--no-main", "--limit-s", "120"],
             capture_output=True,
             text=True,
             cwd=ROOT,
@@ -93,9 +93,9 @@ def chip_speed():
             return f, "emulated Pico"
         sys.stderr.write("bench_engine: the emulated Pico did not run engine_speed.py: %s\n" % (r.stderr.strip()[-300:]))
     mp = os.environ.get("MICROPYTHON") or os.path.join(VENV_BIN, "micropython")
-    r = subprocess.run([mp, "-X", "heapsize=260k", "tools/engine_speed.py"], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run([mp, "-X", "heapsize=260k", "tools/bench/engine_speed.py"], capture_output=True, text=True, cwd=ROOT)
     if r.returncode != 0:
-        raise SystemExit("bench_engine: tools/engine_speed.py failed on MicroPython:\n" + r.stdout + r.stderr)
+        raise SystemExit("bench_engine: tools/bench/engine_speed.py failed on MicroPython:\n" + r.stdout + r.stderr)
     return figures(r.stdout), "MicroPython unix port"
 
 

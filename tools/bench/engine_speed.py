@@ -3,8 +3,8 @@
 # CPython, the MicroPython unix port and, as a snippet, on the emulated Pico (tools/emu/run.py),
 # where ticks_us is the chip's own clock. One figure a line, `name value unit  # note`.
 #
-#   python3 tools/engine_speed.py
-#   .venv/bin/micropython -X heapsize=200k tools/engine_speed.py
+#   python3 tools/bench/engine_speed.py
+#   .venv/bin/micropython -X heapsize=200k tools/bench/engine_speed.py
 import gc
 import sys
 import time

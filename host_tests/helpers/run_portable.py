@@ -1,8 +1,8 @@
 # Runs host_tests/portable/test_*.py without pytest, so the same tests run on CPython, MicroPython and WebAssembly.
 #
 # Usage (from the repository root):
-#   python3 host_tests/run_portable.py [--dir DIR] [MODULE | MODULE.FUNCTION ...]
-#   micropython -X heapsize=200k host_tests/run_portable.py test_position
+#   python3 host_tests/helpers/run_portable.py [--dir DIR] [MODULE | MODULE.FUNCTION ...]
+#   micropython -X heapsize=200k host_tests/helpers/run_portable.py test_position
 # With no MODULE every test_*.py in DIR (default host_tests/portable) runs. Every function whose
 # name starts with test_ is called with no arguments; an exception is a failure, except one whose
 # class is named SkipTest (e.g. unittest.SkipTest), which counts as skipped. The last line is
@@ -39,11 +39,13 @@ def _absolute(path):
     return cwd + "/" + path if path else cwd
 
 
-# host_tests/ is this file's folder; the repository root is its parent. __file__ is relative when
-# the script was started by a relative path, absolute when imported from the WebAssembly FS.
+# This file is host_tests/helpers/run_portable.py: the repository root is two folders up, the
+# portable tests are host_tests/portable/. __file__ is relative when the script was started by a
+# relative path, absolute when imported from the WebAssembly FS.
 HERE = _absolute(_dirname(__file__.replace("\\", "/")))
-ROOT = _dirname(HERE)
-PORTABLE = HERE + "/portable"
+TESTS = _dirname(HERE)
+ROOT = _dirname(TESTS)
+PORTABLE = TESTS + "/portable"
 
 
 def _add_path(path):

@@ -1,6 +1,6 @@
 """Compiles every firmware/**/*.py to .mpy for the RP2040 (armv6m) to prove the Pico's compiler accepts it.
 
-Usage: python tools/check_mpy.py [--mpy-cross PATH] [--out DIR] [SRC_DIR]
+Usage: python tools/compile/check_mpy.py [--mpy-cross PATH] [--out DIR] [SRC_DIR]
 
 mpy-cross is the same compiler the firmware's MicroPython uses, so a file that compiles here also
 compiles on the board, and its .mpy size is what precompiling would put in the Pico's flash
@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The RP2040's Cortex-M0+ core: -march=armv6m lets @micropython.native/viper code compile to
 # machine code as the board would, instead of failing only on the device.
 MARCH = "armv6m"

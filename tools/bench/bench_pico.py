@@ -1,23 +1,23 @@
 """The firmware's figures measured on the emulated Pico: `make bench`'s Pico column.
 
-    .venv/bin/python tools/bench_pico.py        (or: tools/bench.py --only pico)
+    .venv/bin/python tools/bench/bench_pico.py        (or: tools/bench/bench.py --only pico)
 
 Boots the official MicroPython v1.27.0 rp2 build on rp2040js with the firmware of `make flash`
 on its littlefs (tools/emu/), stops main.py and runs the snippet below in the raw REPL: the board
 wired by main.build() on the chip's real pins, the emulated reed matrix and WS2812B chain behind
 them. While it runs the harness lifts each white piece of a busy middlegame and puts it back (casual
 mode: an adjustment), then plays Nf3-e5 and a7-a6, so lifts and commits are timed as the main
-loop meets them. Then tools/bench_core.py --quick
+loop meets them. Then tools/bench/bench_core.py --quick
 runs on the chip as it runs on the unix port, so every row of `make bench` has its Pico figure
 from the same code. Time is the chip's own
 (time.ticks_us at 125 MHz, flash erase/program at W25Q16JV typical times): within about 10 % of a
-real Pico (docs/emulated-pico.md). Prints `key value unit  # note` lines, as tools/bench_core.py.
+real Pico (docs/emulated-pico.md). Prints `key value unit  # note` lines, as tools/bench/bench_core.py.
 """
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "emu"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "emu"))
 import chessboard as emu_board  # noqa: E402
 import chip as emu_chip  # noqa: E402
 
@@ -25,7 +25,7 @@ MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1QBPPP/R3KB1R w KQ - 4 9
 # White's pieces of MIDDLEGAME that can move, each lifted and put back; then Nf3-e5 and a7-a6.
 PIECES = ("f3", "d2", "e2", "c3", "a1", "e1", "h1", "g2", "c4", "b2", "e3")
 FILES = "abcdefgh"
-# Exit status when the chip's two input files are absent: tools/bench.py then prints the Pico
+# Exit status when the chip's two input files are absent: tools/bench/bench.py then prints the Pico
 # column as not measured (docs/figures.md keeps the last chip figures with their date).
 NOT_MEASURED = 3
 
@@ -176,7 +176,7 @@ board.shutdown()
 """
 
 
-# tools/bench_core.py as it runs on the unix port, run on the chip: the same figures from the same
+# tools/bench/bench_core.py as it runs on the unix port, run on the chip: the same figures from the same
 # code, so each row of `make bench` compares like with like (--quick: perft depth 2, not 3).
 CORE = """
 import gc, sys

@@ -1,11 +1,11 @@
-"""Record random games played by simulated hands (tools/physical.py, which needs python-chess) into
+"""Record random games played by simulated hands (tools/hands/physical.py, which needs python-chess) into
 build/transcripts/, each with the lines tools/replay.py prints for it as `# expect` lines, so that
 host_tests/portable/test_transcripts.py can check MicroPython reads them the same way."""
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "hands"))
 
 import physical  # noqa: E402
 import transcript  # noqa: E402
@@ -26,7 +26,7 @@ def record(folder):
         assert got == want, "seed %d: the board misread this game on CPython" % seed
         path = os.path.join(folder, "game-%d-%s.txt" % (seed, mode))
         with open(path + ".tmp", "w") as out_file:
-            out_file.write("# random game %d (%s), played by tools/physical.py's simulated hands\n" % (seed, mode))
+            out_file.write("# random game %d (%s), played by tools/hands/physical.py's simulated hands\n" % (seed, mode))
             out_file.write(text)
             out_file.write("".join("# expect %s\n" % line for line in out))
         os.replace(path + ".tmp", path)

@@ -1,8 +1,8 @@
 """Benchmarks of the rules core and the referee, runnable on CPython and on MicroPython.
 
-    python3 tools/bench_core.py          .venv/bin/micropython -X heapsize=200k tools/bench_core.py
+    python3 tools/bench/bench_core.py          .venv/bin/micropython -X heapsize=200k tools/bench/bench_core.py
 
-Prints one `key value unit  # note` line per figure; tools/bench.py runs it on both runtimes and
+Prints one `key value unit  # note` line per figure; tools/bench/bench.py runs it on both runtimes and
 puts the figures side by side. Timing only: nothing here asserts a speed (tests never do).
 """
 import gc
@@ -11,9 +11,9 @@ import sys
 
 def _setup_path():
     here = sys.argv[0].rsplit("/", 1)[0] if "/" in sys.argv[0] else "."
-    sys.path.insert(0, here + "/../firmware")
+    sys.path.insert(0, here + "/../../firmware")
     if sys.implementation.name != "micropython":
-        sys.path.insert(0, here + "/shims")
+        sys.path.insert(0, here + "/../shims")
 
 
 _setup_path()

@@ -16,7 +16,7 @@ import time
 
 import chess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYTHON = sys.executable
 STOCKFISH = "/usr/games/stockfish"
 

@@ -1,6 +1,6 @@
 """python-chess as the oracle: random games and what python-chess says of every position in them.
 
-Used by the CPython tests directly, and written to build/oracle/games.txt (`python host_tests/oracle.py`)
+Used by the CPython tests directly, and written to build/oracle/games.txt (`python host_tests/helpers/oracle.py`)
 so that the same comparisons run on the firmware's core under MicroPython, where python-chess does not
 exist. python-chess is a host test dependency only: it never goes on the Pico.
 """
