@@ -13,6 +13,7 @@ for _p in (os.path.join(_ROOT, "firmware"), os.path.join(_ROOT, "tools", "shims"
 
 import config  # noqa: E402
 from core import signals  # noqa: E402
+from core.clock import parse_control  # noqa: E402
 from core.debounce import DeferPerSquare  # noqa: E402
 from core.display import Display  # noqa: E402
 from core.game import Game  # noqa: E402
@@ -52,12 +53,14 @@ def parse(text, fen=None, mode=None):
                 if not value:
                     raise TranscriptError("line %d: @fen needs a FEN (leave the line out for the start position)" % number)
                 file_fen = value
+            elif key == "@clock":
+                check_clock(value, "line %d: @clock" % number)
             elif key == "@mode":
                 if value not in (STRICT, CASUAL):
                     raise TranscriptError("line %d: @mode must be strict or casual, not %s" % (number, shown(value)))
                 file_mode = value
             else:
-                raise TranscriptError("line %d: unknown header %s (use @fen or @mode)" % (number, shown(key)))
+                raise TranscriptError("line %d: unknown header %s (use @fen, @mode or @clock)" % (number, shown(key)))
             continue
         words = line.split()
         if len(words) != 3:
@@ -85,6 +88,24 @@ def parse(text, fen=None, mode=None):
     return fen, mode or file_mode or STRICT, events
 
 
+def file_clock(text):
+    """The time control of a transcript's @clock header (the last one), or None."""
+    control = None
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("@clock"):
+            control = line[len("@clock") :].strip()
+    return control
+
+
+def check_clock(control, where="--clock"):
+    """Raise TranscriptError unless control is a time control core/clock.py reads."""
+    try:
+        parse_control(control)
+    except ValueError as e:
+        raise TranscriptError("%s %s: %s" % (where, shown(control), e))
+
+
 def check_fen(fen):
     """Raise TranscriptError unless fen is a position the core takes (an empty one is not)."""
     if not fen.strip():
@@ -103,13 +124,15 @@ def frame_text(frame):
 class Board:
     """The firmware's pure pipeline with a physical board in front of it, on a simulated clock."""
 
-    def __init__(self, fen=STARTING_FEN, mode=STRICT, settings=SETTINGS):
+    def __init__(self, fen=STARTING_FEN, mode=STRICT, settings=SETTINGS, clock=None):
         self.settings = settings
         self.period = settings.scan_period_ms
         self.debouncer = DeferPerSquare(settings.debounce_ms)
         self.referee = Referee(Game(fen))
         self.referee.configure(settings)
         self.referee.set_mode(mode)
+        if clock is not None:
+            self.referee.set_clock(clock)
         self.display = Display()
         self.raw = bytearray(64)
         self.referee.game.position.occupancy_into(self.raw)
@@ -148,9 +171,10 @@ class Board:
         self.raw[square] = occupied
 
 
-def run(fen, mode, events, leds=False):
-    """Play a parsed transcript; returns the output lines (SPEC section 5)."""
-    board = Board(fen, mode)
+def run(fen, mode, events, leds=False, clock=None):
+    """Play a parsed transcript; returns the output lines (SPEC section 5). clock: a time control
+    (core/clock.py), adding the `clock`, `penalty` and flag `end` lines (SPEC section 10)."""
+    board = Board(fen, mode, clock=clock)
     lines = []
 
     def output(t, ev):

@@ -11,6 +11,9 @@
 # debouncer and calls tick() every scan; what happened is appended to self.out as tuples:
 #   ("move", m) ("undo", m) ("promote", m) ("error", kind, [squares]) ("new",)
 #   ("claim", reason) ("end", result, reason)
+# and with a clock (core/clock.py): ("clock", white_ms, black_ms) after each committed move (the
+# board's press of the clock), ("penalty", side, ms) when a completed illegal move gives the
+# opponent (side "w" or "b") ms more (core/arbiter.py).
 from micropython import const
 
 from core.game import RESIGNATION, Game
@@ -152,6 +155,16 @@ class Referee:
         # gesture(referee) -> True while the board shows a signal, not a move (engine/opponent.py).
         self.gesture = None
         self._claims = ()
+        # The chess clock (core/clock.py), None without one; the referee presses it at each commit.
+        self.clock = None
+        # FIDE 7.5: an illegal move the board shows as an error and that stands unchanged for
+        # illegal_ms (or until the opponent lifts a piece of theirs) is complete, as if the clock
+        # had been pressed; then core/arbiter.py decides (extra time for the opponent, or a loss).
+        # Strict mode with a clock only: casual games have no penalties.
+        self.illegal_ms = 2000
+        self.illegal_rule = "fide"  # or "lose": the seeds' older rule, see core/arbiter.py
+        self.illegal_count = [0, 0]  # completed illegal moves of white and black
+        self._illegal_done = False  # the illegal move on the board now was already penalised
         self.version = 0  # counts changes of what the board should show, so the LEDs redraw only then
         self._sync_base()
         self.occ[:] = self.base
@@ -179,6 +192,7 @@ class Referee:
         self._claims = game.claims
         self.promotion_square = -1
         self.phase = OVER if game.is_over() else SETUP if self.occ != self.base else PLAY
+        self._reset_clock()
         self.last_change = now
         self._recompute()
 
@@ -187,6 +201,32 @@ class Referee:
         self.set_mode(settings.mode)
         self.commit_ms = settings.commit_delay_ms
         self.promotion = "nbrq".index(settings.promotion_piece) + KNIGHT
+        self.illegal_rule = getattr(settings, "illegal_moves", "fide")
+        self.illegal_ms = getattr(settings, "illegal_complete_ms", self.illegal_ms)
+        control = getattr(settings, "clock", "none")
+        if control and control != "none":
+            self.set_clock(control)
+
+    def set_clock(self, control):
+        """Play under a time control (core/clock.py's notation; "none": no clock). Raises ValueError
+        for a control it cannot read, changing nothing. The clock starts at white's first move."""
+        if control is None or control.strip().lower() in ("", "none", "off", "-"):
+            self.clock = None
+        else:
+            from core.clock import Clock, parse_control
+
+            self.clock = Clock(parse_control(control))
+        self._reset_clock()
+        self.version += 1
+
+    def _reset_clock(self):
+        """A new game: the clock back to the control's start, the side to move's time first."""
+        self.illegal_count = [0, 0]
+        self._illegal_done = False
+        c = self.clock
+        if c is not None:
+            c.reset()
+            c.side = 1 if self.game.position.side == BLACK else 0
 
     def set_mode(self, mode):
         if mode not in (STRICT, CASUAL):
@@ -217,6 +257,16 @@ class Referee:
             return  # nothing changed (a repeated report)
         # The opponent's first lift makes the move the board shows final at once (and a promotion).
         if not occupied:
+            if self.error is not None and self.clock is not None and self.error[0] == ILLEGAL and not self._illegal_done:
+                pos = self.game.position
+                piece = pos.piece_at(sq)
+                if piece and piece & BLACK != pos.side and sq not in self.error[1]:
+                    self._illegal_completed(now)  # the opponent takes the turn the illegal move handed over
+                    if self.phase != PLAY:
+                        self.occ[sq] = occupied
+                        self.last_change = now
+                        self._recompute()
+                        return
             if self.pending and self.pending_kind == "move" and not self._part_of(self.pending, sq):
                 self._commit(now)
             if sq != self.promotion_square:
@@ -285,7 +335,19 @@ class Referee:
         return bool(last) and _elapsed(now, self.committed_at) < self.adjust_ms and self._part_of(last, sq)
 
     def tick(self, now):
-        """Call every scan: confirms touches, commits what has been still long enough."""
+        """Call every scan: confirms touches, commits what has been still long enough, and with a
+        clock lets a flag fall and completes an illegal move that has stood illegal_ms."""
+        c = self.clock
+        if c is not None:
+            if c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due:
+                self._flag(now)
+            if (
+                self.error is not None
+                and not self._illegal_done
+                and self.error[0] == ILLEGAL
+                and _elapsed(now, self.last_change) >= self.illegal_ms
+            ):
+                self._illegal_completed(now)
         if not self._n_waiting and self.pending_kind is None and not self.resting and (self.in_progress or self.error is not None):
             return  # nothing can be due: the step of a still board (no lift waiting, no move shown)
         i = 0
@@ -323,6 +385,16 @@ class Referee:
             d = self._lifted_at[self._waiting[i]] + self.touch_ms
             if t is None or d < t:
                 t = d
+        c = self.clock
+        if c is not None:
+            if c.running:
+                d = c.turn_at + c.due
+                if t is None or d < t:
+                    t = d
+            if self.error is not None and not self._illegal_done and self.error[0] == ILLEGAL:
+                d = self.last_change + self.illegal_ms
+                if t is None or d < t:
+                    t = d
         return t
 
     # ------------------------------------------------------------------ reading the board
@@ -380,6 +452,7 @@ class Referee:
         if not emptied and not filled:
             # The board is the game: any half-made move has been taken back.
             self.in_progress = True
+            self._illegal_done = False  # a later illegal move is another one (FIDE 7.5.5)
             self._clear_error()
             if self.phase == SETUP:
                 self.pending_kind = "setup"
@@ -648,16 +721,21 @@ class Referee:
         elif kind == "undo":
             m = game.pop()
             self.out.append(("undo", m))
+            if self.clock is not None:
+                self.clock.take_back(now)
             self.phase = PLAY
             self._after_position_change()
         elif kind == "castle":
             rook_move = game.pop()
             self.out.append(("undo", rook_move))
+            if self.clock is not None:
+                self.clock.take_back(now)  # the rook's move pressed it: the castling presses it now
             self._push(move)
         elif kind == "new":
             self.game = Game()
             self.phase = PLAY
             self.remote = 0
+            self._reset_clock()
             self._claims = ()
             self.out.append(("new",))
             self._after_position_change()
@@ -667,6 +745,8 @@ class Referee:
                 game.resign(WHITE if result == "0-1" else BLACK)
             else:
                 game.agree_draw()
+            if self.clock is not None:
+                self.clock.stop(now)  # the offer was made on the offerer's time, which ran till now
             self.phase = OVER
             self.out.append(("end", game.result, game.reason))
             self._recompute()
@@ -680,6 +760,12 @@ class Referee:
         game = self.game
         game.push(move)
         self.out.append(("move", move))
+        c = self.clock
+        if c is not None:
+            # The board's own press of the clock: the move was complete when the board last changed
+            # to show it (the commit delay, or the opponent's lift that made it final, is not the mover's).
+            c.press(self.last_change)
+            self.out.append(("clock", c.base[0], c.base[1]))
         if self.remote and (self.remote & 0x3FFF) == (move & 0x3FFF):
             self.remote = 0
         self.promotion_square = move_to(move) if move_promotion(move) else -1
@@ -707,6 +793,8 @@ class Referee:
             self._set_prev()
         self._reset_turn()
         if game.is_over():
+            if self.clock is not None:
+                self.clock.stop(self.last_change)
             if self.phase != OVER:
                 self.phase = OVER
                 self.out.append(("end", game.result, game.reason))
@@ -744,6 +832,7 @@ class Referee:
             self.prev[:] = self.base
 
     def _reset_turn(self):
+        self._illegal_done = False
         self.touched = []
         self._n_waiting = 0
         self.was_lifted[:] = _ZEROS
@@ -780,6 +869,52 @@ class Referee:
     def _clear_error(self):
         self.error = None
 
+    # ------------------------------------------------------------------ the clock's rules
+
+    def end_game(self, result, reason, now):
+        """An arbiter's decision ends the game (a flag fall, illegal moves): the clock stops."""
+        self.game.declare(result, reason)
+        if self.clock is not None:
+            self.clock.stop(now)
+        self.phase = OVER
+        self.pending = 0
+        self.pending_kind = None
+        self.out.append(("end", self.game.result, self.game.reason))
+        self._recompute()
+
+    def _flag(self, now):
+        c = self.clock
+        if self.pending_kind == "move" and ((self.last_change - c.turn_at) & 0x3FFFFFFF) < c.due:
+            return  # the board shows a move completed in time: its commit presses the clock
+        if self.phase != PLAY:
+            c.pause(now)  # setting up a position: the time stays as it is
+            return
+        from core.arbiter import flag_result
+
+        c.fall(now)
+        result, reason = flag_result(self.game.position, BLACK if c.fallen else WHITE)
+        self.end_game(result, reason, now)
+
+    def _illegal_completed(self, now):
+        """The illegal move on the board is complete (FIDE 7.5): extra time for the opponent, or a loss."""
+        self._illegal_done = True
+        if self.mode != STRICT or self.phase != PLAY:
+            return  # casual games have no penalties
+        from core.arbiter import illegal_loses, illegal_result, penalty_ms
+
+        pos = self.game.position
+        side = 1 if pos.side == BLACK else 0
+        self.illegal_count[side] += 1
+        c = self.clock
+        if illegal_loses(self.illegal_count[side], self.illegal_rule, c.category):
+            result, reason = illegal_result(pos, pos.side)
+            self.end_game(result, reason, now)
+            return
+        ms = penalty_ms(c.category)
+        c.add(1 - side, ms)
+        self.out.append(("penalty", "b" if side == 0 else "w", ms))
+        self.version += 1
+
 
 def event_text(event):
     """One output line for an event, as tools/replay.py prints it (SPEC section 5)."""
@@ -788,4 +923,8 @@ def event_text(event):
         return kind + " " + move_uci(event[1])
     if kind == "error":
         return "error " + event[1] + "".join(" " + square_name(sq) for sq in event[2])
+    if kind == "clock":
+        return "clock %d %d" % (event[1], event[2])
+    if kind == "penalty":
+        return "penalty %s %d" % (event[1], event[2])
     return " ".join(event)

@@ -1,0 +1,93 @@
+# The arbiter's rules that need a clock (FIDE Laws 6.9, 7.5.5, Appendices A.4.2 and B.3; docs/spec.md
+# section 10): what a flag fall or a completed illegal move decides. core/referee.py imports this
+# module the first time one happens, so a game without either never loads it.
+from micropython import const
+
+from core.clock import STANDARD
+from core.game import FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT
+from core.position import BISHOP, BLACK, KING, KNIGHT, SQUARES88, WHITE
+
+# FIDE 7.5.5: the opponent of a player who completes a first illegal move gets two minutes; in
+# rapid and blitz one minute (A.4.2, B.3 of the Laws in force since 1 January 2023).
+PENALTY_STANDARD_MS = const(120000)
+PENALTY_RAPID_MS = const(60000)
+
+# Referee.illegal_rule: FIDE (extra time, then the second loses) or the older rapid and blitz rule of
+# the seeds (the first completed illegal move loses, in rapid and blitz only).
+FIDE = "fide"
+LOSE = "lose"
+ILLEGAL_RULES = (FIDE, LOSE)
+
+
+def can_mate(position, colour):
+    """Could `colour` (WHITE or BLACK) checkmate the other king by any series of legal moves, helped
+    by the other side's worst play (FIDE 6.9, 7.5.5)? False only when it surely cannot:
+    - a bare king;
+    - one knight, or bishops all on squares of one colour, against a bare king;
+    - bishops all on one square colour against pieces that all stand on that colour too (only
+      bishops): a bishop gives check from its colour, the king it checks stands on that colour, and
+      two of that king's neighbours are of the other colour, which none of those pieces can guard or
+      block, and one king cannot cover both without standing next to the other king.
+    Anything else can (a knight with any other piece on the board, two knights, a pawn: it may
+    promote): the rule gives the win whenever a mate is possible at all."""
+    board = position.board
+    knights = 0
+    bishop_colours = 0  # bit 0: a bishop on a dark square, bit 1: on a light one
+    theirs = 0  # the other side's pieces besides its king
+    their_other = 0  # ... that are not bishops on the colour(s) of ours (set below)
+    their_bishop_colours = 0
+    for sq in SQUARES88:
+        p = board[sq]
+        if not p:
+            continue
+        kind = p & 7
+        if kind == KING:
+            continue
+        shade = 1 << (((sq >> 4) + sq) & 1)  # a1 (0x00) is dark: bit 0
+        if p & BLACK == colour:
+            if kind == KNIGHT:
+                knights += 1
+            elif kind == BISHOP:
+                bishop_colours |= shade
+            else:
+                return True  # a pawn, rook or queen
+        else:
+            theirs += 1
+            if kind == BISHOP:
+                their_bishop_colours |= shade
+            else:
+                their_other += 1
+    if not knights and not bishop_colours:
+        return False
+    if knights >= 2 or (knights and bishop_colours) or bishop_colours == 3:
+        return True
+    if knights:
+        return theirs > 0
+    # Bishops on one colour only: a piece of theirs that can stand on the other colour may block.
+    return their_other > 0 or (their_bishop_colours & ~bishop_colours) != 0
+
+
+def flag_result(position, fallen):
+    """(result, reason) when the flag of `fallen` (WHITE or BLACK) falls (FIDE 6.9)."""
+    winner = BLACK if fallen == WHITE else WHITE
+    if not can_mate(position, winner):
+        return "1/2-1/2", FLAG_INSUFFICIENT
+    return ("1-0" if winner == WHITE else "0-1"), FLAG
+
+
+def illegal_result(position, offender):
+    """(result, reason) when a completed illegal move of `offender` loses (FIDE 7.5.5)."""
+    winner = BLACK if offender == WHITE else WHITE
+    if not can_mate(position, winner):
+        return "1/2-1/2", ILLEGAL_MOVES_INSUFFICIENT
+    return ("1-0" if winner == WHITE else "0-1"), ILLEGAL_MOVES
+
+
+def illegal_loses(count, rule, category):
+    """Does the count-th completed illegal move of a player lose the game?"""
+    return count >= 2 or (rule == LOSE and category != STANDARD)
+
+
+def penalty_ms(category):
+    """Extra time for the opponent of a player who completed a first illegal move."""
+    return PENALTY_STANDARD_MS if category == STANDARD else PENALTY_RAPID_MS
