@@ -29,6 +29,12 @@ PROMOTION_QUIET_MS = 2000
 LEGAL_PIECES_PER_STEP = 3
 
 
+def _clock_face(ms):
+    from core.clock import short_text
+
+    return short_text(ms)
+
+
 class App:
     """One chessboard: a matrix scanner, LEDs, optionally a store for the game, wired to the core.
 
@@ -67,6 +73,9 @@ class App:
         self.matrix_fault_seen = False  # the scanner's fault() at the last scan that changed anything
         self.save_due = False  # the game changed since the last save (see SAVE_QUIET_MS)
         self.steps = 0
+        self.now = 0  # the time of the last step: a save records the clock as it stands then
+        if store is not None and hasattr(store, "clock_line"):
+            store.clock_line = self.clock_line
         self.selftest = None  # a bring-up test (selftest.py) running: it has the matrix and LEDs
 
     def start(self, now):
@@ -89,6 +98,9 @@ class App:
                 ref.set_mode(mode)
                 self.console("resuming the saved game after %d moves" % game.ply())
         ref.load_game(game or Game(), now)
+        clock = getattr(self.store, "clock", None) if game is not None else None
+        if clock is not None:
+            self.resume_clock(clock)
         saved = getattr(self.store, "opponent", None) if game is not None else None
         if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
             opponent = self.engine()
@@ -106,6 +118,7 @@ class App:
                 return 0
             self.selftest = None  # the game resumes: the LEDs guide the pieces back to it
         ref = self.referee
+        self.now = now
         raw = self._scan()
         n = feed_scan(self.debouncer, ref, raw, now)
         still = not n and self.debouncer.unsettled == 0
@@ -137,6 +150,34 @@ class App:
         self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)  # _show, inline
         self.steps += 1
         return n
+
+    def clock_line(self):
+        """The clock as the store saves it (firmware/store.py), or None without one."""
+        ref = self.referee
+        c = ref.clock
+        if c is None:
+            return None
+        from core.clock import control_text
+
+        numbers = c.state(self.now) + tuple(ref.illegal_count)
+        return control_text(c.periods) + "".join(" %d" % n for n in numbers)
+
+    def resume_clock(self, saved):
+        """The clock of a resumed game: (control, 9 clock numbers, illegal-move counts), paused
+        until a move or the players (USB `clock resume`) start it again (docs/clock.md)."""
+        control, numbers, illegal = saved
+        ref = self.referee
+        try:
+            ref.set_clock(control)
+            ref.clock.restore(numbers)
+        except ValueError as e:
+            ref.set_clock(None)
+            self.console("saved clock unreadable, playing on without a clock: %s" % e)
+            return
+        ref.illegal_count = list(illegal)
+        c = ref.clock
+        w, b = c.times(self.now)
+        self.console("clock paused: white %s, black %s" % (_clock_face(w), _clock_face(b)))
 
     def engine(self):
         """The board's own engine (engine/opponent.py), made the first time it is wanted; None when

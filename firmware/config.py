@@ -52,6 +52,7 @@ LED_CHAINS = ("serpentine", "rows")
 MODES = ("strict", "casual")
 PROMOTION_PIECES = ("q", "r", "b", "n")
 OPPONENTS = ("none", "white", "black")
+ILLEGAL_RULES = ("fide", "lose")
 FILES = "abcdefgh"
 
 # SPEC section 3: a board that matches a legal move commits it within 500 ms of its last transition.
@@ -69,6 +70,7 @@ _CHOICE = const(3)  # one of the strings in `low`
 _PATH = const(4)  # file name on the Pico, or null for none
 _LED_PIN = const(5)  # the status LED: 25, a header GPIO, "LED" (Pico W) or null
 _OPT_PIN = const(6)  # one header GPIO, or null when not wired
+_CLOCK = const(7)  # a time control in core/clock.py's notation, or "none"
 
 # (key, kind, default, low or choices, high). The order is the order of as_dict() and of the checks,
 # so the first error reported is the same on CPython and MicroPython.
@@ -104,6 +106,15 @@ FIELDS = (
     # its level, 1 (one ply) to 8 (a minute a move). The gesture at the start position sets both.
     ("opponent", _CHOICE, "none", OPPONENTS, None),
     ("level", _INT, 3, 1, 8),
+    # The clock (docs/clock.md): the time control of every new game ("none": no clock), e.g. "5+3",
+    # "15+10", "90/40+30,30+30", "5d3" (US delay), "5b3" (Bronstein).
+    ("clock", _CLOCK, "none", None, None),
+    # A completed illegal move (FIDE 7.5): "fide" gives the opponent extra time and the second
+    # loses; "lose": the first loses in rapid and blitz (the older rule of the seeds).
+    ("illegal_moves", _CHOICE, "fide", ILLEGAL_RULES, None),
+    # How long an illegal move stands, shown as an error, before it counts as completed (as if
+    # the player had pressed the clock); the opponent lifting a piece completes it sooner.
+    ("illegal_complete_ms", _INT, 2000, 500, 60000),
     # Timings.
     ("scan_period_ms", _INT, 5, 1, 50),
     # Reed contacts bounce 0.5-2 ms and a hand lowering a magnet chatters longer: a square is
@@ -184,6 +195,17 @@ def _value(key, kind, value, low, high):
         return _pins(key, value)
     if kind == _CHOICE:
         return _choice(key, value, low)
+    if kind == _CLOCK:
+        if type(value) is not str:
+            raise SettingsError(key, 'must be a time control like "5+3" or "none", got ' + _show(value))
+        if value.strip().lower() not in ("", "none", "off", "-"):
+            from core.clock import parse_control
+
+            try:
+                parse_control(value)
+            except ValueError as e:
+                raise SettingsError(key, str(e))
+        return value
     if kind == _PATH:
         if value is None:
             return None

@@ -5,7 +5,7 @@ from micropython import const
 
 from core.clock import STANDARD
 from core.game import FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT
-from core.position import BISHOP, BLACK, KING, KNIGHT, SQUARES88, WHITE
+from core.position import BISHOP, BLACK, KING, KNIGHT, PAWN, ROOK, SQUARES88, WHITE
 
 # FIDE 7.5.5: the opponent of a player who completes a first illegal move gets two minutes; in
 # rapid and blitz one minute (A.4.2, B.3 of the Laws in force since 1 January 2023).
@@ -23,18 +23,22 @@ def can_mate(position, colour):
     """Could `colour` (WHITE or BLACK) checkmate the other king by any series of legal moves, helped
     by the other side's worst play (FIDE 6.9, 7.5.5)? False only when it surely cannot:
     - a bare king;
-    - one knight, or bishops all on squares of one colour, against a bare king;
-    - bishops all on one square colour against pieces that all stand on that colour too (only
-      bishops): a bishop gives check from its colour, the king it checks stands on that colour, and
-      two of that king's neighbours are of the other colour, which none of those pieces can guard or
-      block, and one king cannot cover both without standing next to the other king.
-    Anything else can (a knight with any other piece on the board, two knights, a pawn: it may
-    promote): the rule gives the win whenever a mate is possible at all."""
+    - one knight, against a king whose only other pieces (if any) are queens: a mate by a lone
+      knight needs a piece of the mated side next to its king that is stuck there, and a queen
+      beside the king can always take the knight or step off (python-chess's
+      has_insufficient_material draws the same line, host_tests/test_clock.py compares them);
+    - bishops all on squares of one colour, against a king whose other pieces (if any) are rooks,
+      queens or bishops on that colour: the king in check stands on the bishops' colour, two of its
+      neighbours are of the other colour, one king cannot cover both, and a rook or queen put there
+      can always take or block the checking bishop (a pawn, a knight or a bishop of the other
+      colour cannot).
+    Anything else can (a pawn may promote; two knights, or a knight and a bishop, or bishops of
+    both colours can with the other side's help)."""
     board = position.board
     knights = 0
     bishop_colours = 0  # bit 0: a bishop on a dark square, bit 1: on a light one
-    theirs = 0  # the other side's pieces besides its king
-    their_other = 0  # ... that are not bishops on the colour(s) of ours (set below)
+    their_blockers = 0  # the other side's pawns and knights
+    their_rooks = 0  # ... and rooks
     their_bishop_colours = 0
     for sq in SQUARES88:
         p = board[sq]
@@ -51,20 +55,19 @@ def can_mate(position, colour):
                 bishop_colours |= shade
             else:
                 return True  # a pawn, rook or queen
-        else:
-            theirs += 1
-            if kind == BISHOP:
-                their_bishop_colours |= shade
-            else:
-                their_other += 1
+        elif kind == BISHOP:
+            their_bishop_colours |= shade
+        elif kind == PAWN or kind == KNIGHT:
+            their_blockers += 1
+        elif kind == ROOK:
+            their_rooks += 1
     if not knights and not bishop_colours:
         return False
     if knights >= 2 or (knights and bishop_colours) or bishop_colours == 3:
         return True
     if knights:
-        return theirs > 0
-    # Bishops on one colour only: a piece of theirs that can stand on the other colour may block.
-    return their_other > 0 or (their_bishop_colours & ~bishop_colours) != 0
+        return their_blockers > 0 or their_rooks > 0 or their_bishop_colours != 0
+    return their_blockers > 0 or (their_bishop_colours & ~bishop_colours) != 0
 
 
 def flag_result(position, fallen):

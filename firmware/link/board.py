@@ -57,7 +57,19 @@ def _status(link, rest):
             sync,
             (cpp.remote if cpp is not None else None) or "-",
         )
+        + _clock_status(link)
     )
+
+
+def _clock_status(link):
+    """` clock=W,B,STATE` in milliseconds, only when the game has a clock."""
+    ref = link.app.referee
+    if ref.clock is None:
+        return ""
+    from link.clock_command import state_text
+
+    w, b, control, state = state_text(ref, link.app.now).split()
+    return " clock=%s,%s,%s" % (w, b, state)
 
 
 def _board(link, rest):
@@ -91,6 +103,12 @@ def _selftest(link, rest):
     import selftest
 
     selftest.command(link, rest)
+
+
+def _clock(link, rest):
+    from link.clock_command import run  # loaded on first use
+
+    run(link, rest)
 
 
 def _help(link, rest):
@@ -157,6 +175,7 @@ COMMANDS = (
     ("promote", _promote, False, "  promote q|r|b|n change the last promotion"),
     ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
     ("engine", _engine, False, "  engine [white|black|off [LEVEL] | level N | hint]  the board's own engine"),
+    ("clock", _clock, False, "  clock [CONTROL|none|start|pause|resume]  the chess clock (e.g. clock 5+3)"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )
 
