@@ -1,0 +1,299 @@
+# The clock on the whole board (docs/clock.md, docs/spec.md section 10): transcripts played through
+# the firmware's pipeline (tools/transcript.py), the USB `clock` command, the clock saved with the
+# game and resumed paused, and who can still mate against python-chess.
+#
+# The expected times come from test_clock_portable.reference(), a model of the controls written
+# apart from core/clock.py; the think times come from the transcript's own timestamps.
+import random
+
+import chess
+import config
+import pytest
+import transcript
+from app import App
+from core.arbiter import can_mate
+from core.position import BLACK, WHITE, Position, parse_square
+from link import Link
+from store import GameStore
+from test_clock_portable import reference
+from test_link import Rig
+from test_store_portable import FakeFlash
+
+DEBOUNCE = config.Settings().debounce_ms  # a place is read this long after it happens (5 ms scans)
+
+# A legal game of 40 plies (captures, castling both ways, a promotion-free middlegame).
+GAME = (
+    "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7 f1e1 b7b5 a4b3 d7d6 c2c3 e8g8 h2h3 c6a5 "
+    "b3c2 c7c5 d2d4 d8c7 b1d2 c5d4 c3d4 a5c6 d2b3 a6a5 c1e3 a5a4 b3d2 c8d7 a1c1 c7b7 d2f1 f8c8 "
+    "d4e5 d6e5 f3h4 c6d4"
+).split()
+
+
+def hands(moves, thinks, fen=None, start=1000):
+    """Transcript events for a player's hands making `moves`, the i-th placed thinks[i] ms after the
+    one before it was read; returns (events, the time each move was read by the board)."""
+    pos = Position(fen) if fen else Position()
+    events = []
+    read_at = []
+    t = start
+    for uci, think in zip(moves, thinks):
+        f, to = parse_square(uci[:2]), parse_square(uci[2:4])
+        piece = pos.piece_at(f) & 7
+        castles = piece == 6 and abs((f & 7) - (to & 7)) == 2
+        # Lift, place 100 ms later (the rook 200 ms after that), read DEBOUNCE ms after the last place.
+        t += think - 100 - DEBOUNCE - (200 if castles else 0)
+        if pos.piece_at(to):
+            events.append((t - 100, 0, to))  # the victim off first
+        events.append((t, 0, f))
+        t += 100
+        events.append((t, 1, to))
+        if castles:  # the rook after the king
+            rf, rt = (to + 1, to - 1) if to > f else (to - 2, to + 1)
+            events.append((t + 100, 0, rf))
+            events.append((t + 200, 1, rt))
+            t += 200
+        t += DEBOUNCE
+        read_at.append(t)
+        pos.make(pos.parse_uci(uci))
+    return events, read_at
+
+
+def run(events, fen=transcript.STARTING_FEN, mode="strict", clock=None, settings=None):
+    board = transcript.Board(fen, mode, settings=settings or transcript.SETTINGS, clock=clock)
+    lines = []
+    for t, occupied, sq in events:
+        board.scan_until(t, lambda t, ev: lines.append(transcript.event_text(ev)))
+        board.apply(occupied, sq)
+    board.scan_until(events[-1][0] + 10000, lambda t, ev: lines.append(transcript.event_text(ev)))
+    return board, lines
+
+
+def clock_lines(lines):
+    return [tuple(int(x) for x in line.split()[1:]) for line in lines if line.startswith("clock ")]
+
+
+@pytest.mark.parametrize("control", ["3+2", "5d3", "5b3", "2/10+1,1/6d2,1b3", "4/12,3/8,2"])
+def test_times_over_a_whole_game_match_the_reference(control):
+    rng = random.Random(control)
+    thinks = [rng.randrange(300, 6000, 5) for _ in GAME]  # the board reads in 5 ms scans
+    events, read_at = hands(GAME, thinks)
+    board, lines = run(events, clock=control)
+    assert [x for x in lines if x.startswith("move ")] == ["move " + m for m in GAME]
+    # The board's thinking times: from one move read to the next (the first starts the clock).
+    used = [0] + [read_at[i] - read_at[i - 1] for i in range(1, len(read_at))]
+    expect = reference(control, used)
+    got = clock_lines(lines)
+    assert len(got) == len(GAME)
+    for i, (w, b) in enumerate(got):
+        assert (w if i % 2 == 0 else b) == expect[i], "ply %d of %s" % (i + 1, control)
+    assert "end" not in " ".join(lines)
+
+
+def test_multi_period_controls_cross_their_move_counts_on_the_board():
+    # 0:20 for 3 moves, then 0:10 for 2, then 0:05 +1 for the rest: 2 s a move.
+    control = "0:20/3,0:10/2,0:05+1"
+    moves = GAME[:14]
+    events, read_at = hands(moves, [2000] * len(moves))
+    board, lines = run(events, clock=control)
+    got = clock_lines(lines)
+    # White: move 1 free; 2, 3 cost 2 s (20-4 = 16) and the 3rd brings period 2 (+10 = 26);
+    # 4, 5 cost 2 s each (22) and bring period 3 (+5 = 27); 6, 7 cost 2 s and earn 1 s each (25).
+    assert [got[i][0] for i in range(0, 14, 2)] == [20000, 18000, 26000, 24000, 27000, 26000, 25000]
+    # Black's every move is timed: 18, 16, then 14 + 10 = 24; 22, 20 + 5 = 25; 24, 23.
+    assert [got[i][1] for i in range(1, 14, 2)] == [18000, 16000, 24000, 22000, 25000, 24000, 23000]
+    assert board.referee.clock.period == [2, 2]
+
+
+def test_a_flag_falls_during_a_long_think_even_mid_move():
+    events, read_at = hands(GAME[:3], [1000, 1000, 1000])
+    # Black lifts a piece and holds it: the time runs out with the piece in the air.
+    events.append((read_at[-1] + 500, 0, parse_square("b8")))
+    board, lines = run(events, clock="0:05")
+    assert lines[-1] == "end 1-0 flag"
+    assert board.referee.clock.left(1, 10**6) == 0
+    assert board.referee.clock.fallen == 1
+
+
+def test_a_move_read_in_time_counts_even_if_the_flag_falls_during_its_commit_delay():
+    # Black's move is read 4,950 ms into a 5 s control: the board commits it 200 ms later, after
+    # the flag would have fallen, but the move was complete when the board read it.
+    events, read_at = hands(GAME[:2], [1000, 4950])
+    board, lines = run(events, clock="0:05")
+    assert lines[:4] == ["move e2e4", "clock 5000 5000", "move e7e5", "clock 5000 50"]
+    assert lines[-1] == "end 0-1 flag"  # then white's time runs out: 5 s later
+    events, read_at = hands(GAME[:2], [1000, 5000])
+    board, lines = run(events, clock="0:05")
+    assert lines == ["move e2e4", "clock 5000 5000", "end 1-0 flag"]
+
+
+def test_the_older_rule_an_illegal_move_loses_at_once_in_rapid():
+    settings = config.Settings().updated({"illegal_moves": "lose"})
+    events = [(1000, 0, parse_square("e2")), (1100, 1, parse_square("e5"))]
+    board, lines = run(events, clock="15+10", settings=settings)
+    assert lines == ["error illegal e2 e5", "end 0-1 illegal-move"]
+    # ... but not in standard play, where FIDE's extra time applies.
+    board, lines = run(events, clock="90/40+30,30+30", settings=settings)
+    assert lines == ["error illegal e2 e5", "penalty b 120000"]
+
+
+def test_a_second_illegal_move_against_a_bare_king_is_a_draw():
+    # Black has only its king: white's second completed illegal move cannot lose (FIDE 7.5.5).
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    e = [(1000, 0, parse_square("e2")), (1100, 1, parse_square("e5")), (5000, 0, parse_square("e5")),
+         (5100, 1, parse_square("e2")), (6000, 0, parse_square("e2")), (6100, 1, parse_square("e6"))]
+    board, lines = run(e, fen=fen, clock="5+3")
+    assert lines == ["error illegal e2 e5", "penalty b 60000", "error illegal e2 e6",
+                     "end 1/2-1/2 illegal-move-insufficient"]
+
+
+def test_rook_first_castling_presses_the_clock_once():
+    # Casual mode: the rook's move commits and presses the clock; the king's arrival revises it
+    # into castling, and the clock is as if castling had been pressed once.
+    fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+    sq = parse_square
+    e = [(1000, 0, sq("a2")), (1100, 1, sq("a3")),  # white a3 starts the clock
+         (3000, 0, sq("a7")), (3100, 1, sq("a6")),  # black: 2 s
+         (5000, 0, sq("h1")), (5100, 1, sq("f1")),  # the rook first ... committed
+         (7000, 0, sq("e1")), (7100, 1, sq("g1"))]  # ... then the king: castling at 7110
+    board, lines = run(e, fen=fen, mode="casual", clock="1")
+    # White's rook move at 5110 took 2 s from black's at 3110; castling, read at 7110, took 4 s.
+    assert lines[-5:] == ["move h1f1", "clock 58000 58000", "undo h1f1", "move e1g1", "clock 56000 58000"]
+    assert board.referee.clock.history == [60000, 58000, 56000]
+
+
+def test_a_draw_offered_with_the_kings_is_made_on_the_offerers_time():
+    sq = parse_square
+    events, read_at = hands(GAME[:2], [1000, 1000])
+    t = read_at[-1] + 1000
+    # White, to move, puts the kings on d4 and d5 (a draw): white's clock runs while they go.
+    events += [(t, 0, sq("e1")), (t + 3000, 1, sq("d4")), (t + 3500, 0, sq("e8")), (t + 4000, 1, sq("d5"))]
+    board, lines = run(events, clock="1")
+    assert lines[-1] == "end 1/2-1/2 agreement"
+    c = board.referee.clock
+    agreed_at = t + 4000 + DEBOUNCE + board.referee.result_ms
+    assert c.left(0, 10**7) == 60000 - (agreed_at - read_at[-1])
+    assert c.left(1, 10**7) == 60000 - 1000
+    assert not c.running
+
+
+def test_can_mate_agrees_with_python_chess():
+    rng = random.Random(24)
+    pieces = "PNBRQpnbrq"
+    for _ in range(3000):
+        board = chess.Board(None)
+        squares = rng.sample(range(64), 2 + rng.randrange(0, 4))
+        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+        for s in squares[2:]:
+            p = rng.choice("NBNBNBp" if rng.random() < 0.8 else pieces)
+            if p in "Pp" and chess.square_rank(s) in (0, 7):
+                continue
+            board.set_piece_at(s, chess.Piece.from_symbol(p if rng.random() < 0.5 else p.swapcase()))
+        board.turn = chess.WHITE
+        if not board.is_valid():
+            continue
+        pos = Position(board.fen())
+        for colour, ours in ((chess.WHITE, WHITE), (chess.BLACK, BLACK)):
+            assert can_mate(pos, ours) == (not board.has_insufficient_material(colour)), board.fen()
+
+
+# ---------------------------------------------------------------------- the USB link and the store
+
+
+def test_the_clock_command_sets_reports_and_pauses():
+    rig = Rig()
+    assert rig.ask("clock") == ["clock off"]
+    assert rig.ask("clock 5+") == ["err clock: seconds of increment or delay '' is not a number"]
+    assert rig.ask("clock 5+3") == ["clock 300000 300000 5+3 waiting"]
+    assert rig.ask("status")[0].endswith(" remote=- clock=300000,300000,waiting")
+    rig.play("e2e4")
+    assert "clock 300000 300000" in rig.lines()  # the clock line streams with the move
+    rig.run(1000)
+    got = rig.ask("clock")[0].split()
+    assert got[1] == "300000" and 298000 < int(got[2]) < 300000 and got[4] == "running"
+    assert rig.ask("clock 10") == ["err clock: the time control is set before the first move (new, or the start position)"]
+    got = rig.ask("clock pause")[0].split()
+    rig.run(2000)
+    assert rig.ask("clock")[0].split() == got[:4] + ["paused"]
+    assert rig.ask("clock resume")[0].endswith(" running")
+    assert rig.ask("clock bogus") == [
+        "err clock: the time control is set before the first move (new, or the start position)"
+    ]
+
+
+def test_the_clock_is_saved_with_the_game_and_resumes_paused():
+    rig = Rig()
+    rig.ask("clock 90/40+30,30+30")
+    for m in GAME[:6]:
+        rig.play(m)
+    rig.run(1500)  # white thinks over its 4th move when the power goes
+    ref = rig.app.referee
+    before = ref.clock.times(rig.t)
+    rig.app.save_due = True
+    rig.app.save()
+    assert b"\nclock 90/40+30,30+30 " in rig.flash.files["game.sav"]
+    # Power up again on the same flash.
+    store = GameStore("game.sav", rig.flash)
+    app = App(config.Settings(), rig.app.matrix, rig.leds, store)
+    said = []
+    app.console = said.append
+    app.start(10**6)
+    c = app.referee.clock
+    assert c is not None and not c.running and c.started
+    assert c.times(10**6 + 50000) == before
+    from core.clock import short_text
+
+    assert said[-1] == "clock paused: white %s, black %s" % (short_text(before[0]), short_text(before[1]))
+    assert app.referee.game.uci_moves() == GAME[:6]
+    # The players resume it; white's time runs on from where it stood.
+    c.resume(10**6)
+    assert c.left(0, 10**6 + 1000) == before[0] - 1000
+
+
+def test_old_saves_without_a_clock_still_load():
+    flash = FakeFlash()
+    store = GameStore("game.sav", flash)
+    from core.game import Game
+
+    g = Game()
+    g.push_uci("e2e4")
+    store.save(g, "strict")  # no clock_line: as a record from before the clock
+    assert b"clock" not in flash.files["game.sav"]
+    game, mode, notes = GameStore("game.sav", flash).resume()
+    assert game.uci_moves() == ["e2e4"] and notes == []
+
+
+def test_a_flag_fall_is_saved_as_the_result():
+    rig = Rig()
+    rig.ask("clock 0:03")
+    rig.play("e2e4")
+    rig.run(4000)
+    assert rig.game.result == "1-0" and rig.game.reason == "flag"
+    rig.app.save()
+    store = GameStore("game.sav", rig.flash)
+    game, mode, notes = store.resume()
+    assert (game.result, game.reason) == ("1-0", "flag") and notes == []
+    assert store.clock[0] == "0:03"
+
+
+def test_a_bad_clock_line_in_a_save_is_refused_clearly():
+    from store import StoreError, parse
+    from test_store_portable import record
+
+    for line in ("clock 5+3 1 2 3\n", "clock 5+ 1 1 0 0 0 0 0 0 0 0 0\n", "clock 5+3 1 1 7 0 0 0 0 0 0 0 0\n"):
+        with pytest.raises(StoreError, match="bad clock line"):
+            parse(record("seq 1\nmode strict\nstart %s\n" % transcript.STARTING_FEN + line))
+    got = parse(record("seq 1\nmode strict\nstart %s\nclock 5+3 1 2 0 0 1 0 1 1 30 1 0\n" % transcript.STARTING_FEN))
+    assert got[6] == ("5+3", (1, 2, 0, 0, 1, 0, 1, 1, 30), (1, 0))
+
+
+def test_link_reports_a_clock_line_after_each_move_in_the_boards_dialect():
+    rig = Rig()
+    rig.ask("clock 1+1")
+    rig.play("e2e4")
+    rig.play("e7e5")
+    lines = rig.lines()
+    clocks = [x for x in lines if x.startswith("clock ")]
+    assert len(clocks) == 2 and clocks[0] == "clock 60000 60000"
+    w, b = (int(x) for x in clocks[1].split()[1:])
+    assert w == 60000 and 60000 - 1000 < b <= 61000
