@@ -297,3 +297,31 @@ def test_link_reports_a_clock_line_after_each_move_in_the_boards_dialect():
     assert len(clocks) == 2 and clocks[0] == "clock 60000 60000"
     w, b = (int(x) for x in clocks[1].split()[1:])
     assert w == 60000 and 60000 - 1000 < b <= 61000
+
+
+def test_pgn_carries_the_clock_after_every_move():
+    import io
+
+    import chess.pgn
+
+    events, read_at = hands(GAME[:9], [1000 + 500 * i for i in range(9)])
+    board, lines = run(events, clock="3+2")
+    text = board.referee.pgn()
+    assert '[TimeControl "180+2"]' in text
+    game = chess.pgn.read_game(io.StringIO(text))
+    got = [round(node.clock() * 1000) for node in game.mainline()]
+    expect = [int(x.split()[1 + i % 2]) for i, x in enumerate(y for y in lines if y.startswith("clock "))]
+    # [%clk] is whole seconds, rounded up as a clock shows time left.
+    assert got == [-(-ms // 1000) * 1000 for ms in expect]
+    assert [m.uci() for m in game.mainline_moves()] == GAME[:9]
+
+
+def test_a_fallen_flag_lights_the_losers_king_as_resigned():
+    from core import signals as S
+    from core.display import Display
+
+    events, read_at = hands(GAME[:1], [1000])
+    board, lines = run(events, clock="0:03")
+    assert lines[-1] == "end 1-0 flag"
+    frame = Display().render(board.referee)
+    assert frame[parse_square("e8")] == S.RESIGNED and frame[parse_square("e1")] != S.RESIGNED

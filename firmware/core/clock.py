@@ -131,6 +131,20 @@ def category(periods):
     return STANDARD
 
 
+def pgn_time_control(periods):
+    """PGN's TimeControl tag (seconds): "300+3", "40/5400+30:1800+30". PGN has no delay: a delay
+    control gives its base time only."""
+    out = []
+    for ms, moves, kind, extra in periods:
+        t = "%d" % (ms // 1000)
+        if moves:
+            t = "%d/%s" % (moves, t)
+        if kind == FISCHER:
+            t += "+%d" % (extra // 1000)
+        out.append(t)
+    return ":".join(out) if out else "-"
+
+
 def clock_text(ms):
     """h:mm:ss of a time (rounded up to the second, as clocks show time left), as PGN's [%clk]."""
     s = (ms + 999) // 1000 if ms > 0 else 0

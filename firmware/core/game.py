@@ -269,8 +269,9 @@ class Game:
     def uci_moves(self):
         return [move_uci(m) for m in self.moves]
 
-    def pgn(self, headers=None):
-        return notation.pgn(self.start_fen, self.moves, self.result, headers)
+    def pgn(self, headers=None, clocks=None):
+        """clocks: the mover's ms left after each of the last moves (core/notation.py)."""
+        return notation.pgn(self.start_fen, self.moves, self.result, headers, clocks=clocks)
 
     def san_moves(self):
         p = Position(self.start_fen)

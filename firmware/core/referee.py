@@ -233,6 +233,21 @@ class Referee:
             raise ValueError("mode must be strict or casual, not %r" % (mode,))
         self.mode = mode
 
+    def pgn(self, headers=None):
+        """The game's PGN; with a clock, its TimeControl tag and `{[%clk h:mm:ss]}` after each move
+        (the moves since a power cut, when the game was resumed: the times before it are not saved)."""
+        c = self.clock
+        if c is None:
+            return self.game.pgn(headers)
+        from core.clock import pgn_time_control
+
+        tags = {"TimeControl": pgn_time_control(c.periods)}
+        if headers:
+            for key in headers:
+                tags[key] = headers[key]
+        clocks = c.history[-self.game.ply():] if self.game.ply() else []
+        return self.game.pgn(tags, clocks)
+
     def choose_promotion(self, piece_type):
         """Change the piece the last promotion gave (from the PC); returns whether it could."""
         if self.promotion_square < 0 or piece_type not in (2, 3, 4, 5):

@@ -95,7 +95,7 @@ def _fen(link, rest):
 
 
 def _pgn(link, rest):
-    block(link, "pgn", link.app.referee.game.pgn().rstrip("\n").split("\n"))
+    block(link, "pgn", link.app.referee.pgn().rstrip("\n").split("\n"))
 
 
 def _selftest(link, rest):

@@ -199,7 +199,7 @@ class BoardSim:
         ref = self.app.referee
         if date is None:
             date = _today()
-        return ref.game.pgn({"Event": _EVENTS[ref.mode], "Site": "Board simulator", "Date": date})
+        return ref.pgn({"Event": _EVENTS[ref.mode], "Site": "Board simulator", "Date": date})
 
     def position_at(self, ply):
         """The piece placement (FEN's first field) after `ply` moves of the game (0: its start),
