@@ -325,3 +325,43 @@ def test_a_fallen_flag_lights_the_losers_king_as_resigned():
     assert lines[-1] == "end 1-0 flag"
     frame = Display().render(board.referee)
     assert frame[parse_square("e8")] == S.RESIGNED and frame[parse_square("e1")] != S.RESIGNED
+
+
+# ---------------------------------------------------------------------- the simulators
+
+
+def test_the_terminal_simulator_shows_both_clocks():
+    import subprocess
+    import sys
+
+    script = "clock 0:05+1\nmove e2 e4\nwait 2000\nmove e7 e5\nclock pause\nwait 3000\nshow\nclock resume\nwait 9000\n"
+    r = subprocess.run([sys.executable, "tools/sim_terminal.py", "--quiet"], input=script, capture_output=True,
+                       text=True, cwd=transcript._ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout.splitlines()
+    # Black's move was read 2,530 ms into its turn (the terminal's 500 ms settle and the 30 ms gap).
+    assert "clock 5000 3470" in out
+    assert "clock 0:05+1: white 4.5 - black 3.4 | paused" in out
+    assert out[-2:] == ["end 0-1 flag", "msg Black wins on time: the other side's flag fell"]
+
+
+def test_the_browser_glue_sets_the_clock_and_the_engine():
+    import sys
+
+    sys.path.insert(0, transcript._ROOT + "/tools/sim")
+    from board_sim import BoardSim
+
+    sim = BoardSim()
+    assert sim.set_clock("5+") == "clock: seconds of increment or delay '' is not a number"
+    assert sim.game_state()["clock"] is None
+    assert sim.set_clock("3+2") == ""
+    assert sim.game_state()["clock"] == {"control": "3+2", "white": 180000, "black": 180000, "running": None,
+                                         "state": "waiting"}
+    assert sim.set_engine("black", 1) == ""
+    sim.advance(1000, ((1000, 0, parse_square("e2")), (1100, 1, parse_square("e4"))))
+    sim.advance(6000)
+    c = sim.game_state()["clock"]
+    assert c["running"] == "b" and c["state"] == "running" and c["black"] < 180000
+    assert any(x.startswith("console: the board plays ") for x in sim.log)  # its move, for the player to make
+    assert sim.set_clock("5+3").startswith("the clock is set before the first move")
+    assert sim.clock_action("pause") == "" and sim.game_state()["clock"]["state"] == "paused"
