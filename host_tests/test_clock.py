@@ -365,3 +365,17 @@ def test_the_browser_glue_sets_the_clock_and_the_engine():
     assert any(x.startswith("console: the board plays ") for x in sim.log)  # its move, for the player to make
     assert sim.set_clock("5+3").startswith("the clock is set before the first move")
     assert sim.clock_action("pause") == "" and sim.game_state()["clock"]["state"] == "paused"
+
+
+def test_in_a_cpp_round_the_board_shows_the_apps_clock():
+    from test_cpp import START_PLACEMENT as CPP_START
+    from test_cpp import central
+
+    rig, c = central()
+    rig.ask("clock 5+3")  # the board's own clock, replaced by the app's once it sends times
+    c.begin(CPP_START + " w")
+    c.send("time 31444 12510")
+    rig.out.clear()
+    assert rig.ask("clock") == ["clock 31444 12510 app app"]
+    assert rig.ask("status")[0].endswith(" clock=31444,12510,app")
+    assert rig.ask("clock pause") == ["err clock: the app keeps the clock in this round"]

@@ -62,13 +62,17 @@ def _status(link, rest):
 
 
 def _clock_status(link):
-    """` clock=W,B,STATE` in milliseconds, only when the game has a clock."""
+    """` clock=W,B,STATE` in milliseconds, only when the game has a clock (or an app sent times)."""
     ref = link.app.referee
-    if ref.clock is None:
+    cpp = link.cpp
+    if ref.clock is None and (cpp is None or cpp.time is None):
         return ""
     from link.clock_command import state_text
 
-    w, b, control, state = state_text(ref, link.app.now).split()
+    words = state_text(ref, link.app.now, link).split()
+    if len(words) < 4:
+        return ""
+    w, b, control, state = words
     return " clock=%s,%s,%s" % (w, b, state)
 
 

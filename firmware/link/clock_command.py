@@ -4,12 +4,25 @@
 #   clock none             no clock (before the first move)
 #   clock start|pause|resume
 # STATE: waiting (until white's first move or `clock start`), running, paused, stopped (the game
-# ended), flag-w / flag-b (that side's flag fell). Loaded when the command is first used.
+# ended), flag-w / flag-b (that side's flag fell). When a CPP app keeps the clock (its `time W B`
+# in a round), the board reports the app's times instead: `clock W B app app`. Loaded when the
+# command is first used.
 from core.clock import control_text
 
 
-def state_text(ref, now):
-    """`WHITE_MS BLACK_MS CONTROL STATE` of the referee's clock, or "off"."""
+def app_time(link):
+    """(white ms, black ms) a CPP app sent with `time` in the round on now, or None."""
+    cpp = link.cpp
+    if cpp is not None and cpp.round and cpp.time is not None:
+        return cpp.time
+    return None
+
+
+def state_text(ref, now, link=None):
+    """`WHITE_MS BLACK_MS CONTROL STATE` of the referee's clock (or of the app's, see above), or "off"."""
+    app = app_time(link) if link is not None else None
+    if app is not None:
+        return "%d %d app app" % app
     c = ref.clock
     if c is None:
         return "off"
@@ -33,6 +46,9 @@ def run(link, rest):
     now = app.now
     word = rest.lower()
     c = ref.clock
+    if app_time(link) is not None and rest:
+        link.err("clock: the app keeps the clock in this round")
+        return
     if word in ("start", "pause", "resume"):
         if c is None:
             link.err("clock %s: no clock (set one first, e.g. clock 5+3)" % word)
@@ -62,4 +78,4 @@ def run(link, rest):
             return
         app.redraw()
         link.save()
-    link.line("clock " + state_text(ref, now))
+    link.line("clock " + state_text(ref, now, link))
