@@ -88,6 +88,11 @@ FIELDS = (
     # resistor divider on DOUT, and 8 register writes still take well under 1 ms.
     ("spi_baudrate", _INT, 1000000, 10000, 10000000),
     ("status_led_pin", _LED_PIN, ONBOARD_LED_GPIO, None, None),
+    # The optional clock display: an SSD1306 128x64 OLED on I2C (hardware/oled.md). null: none
+    # fitted. Its I2C block's SDA on an even GPIO, SCL on the odd one after it, e.g. 26 and 27 on I2C1.
+    ("oled_i2c_id", _INT, 1, 0, 1),
+    ("oled_sda", _OPT_PIN, None, None, None),
+    ("oled_scl", _OPT_PIN, None, None, None),
     # LEDs: see hardware/leds.md.
     ("led_type", _CHOICE, "ws2812", LED_TYPES, None),
     ("led_chain", _CHOICE, "serpentine", LED_CHAINS, None),
@@ -310,6 +315,7 @@ class Settings:
                     "column_pins[%d] is %d, expected %d" % (i, cols[i], cols[0] + i),
                 )
         self._check_spi()
+        self._check_i2c()
         self._check_unique()
         if self.commit_delay_ms <= SLIDE_WINDOW_MS:
             raise SettingsError(
@@ -350,6 +356,21 @@ class Settings:
                     % (pin, self.spi_id, name, " or ".join(str(p) for p in options)),
                 )
 
+    def _check_i2c(self):
+        # RP2040 function table: GPIO n belongs to I2C block (n >> 1) & 1, SDA when n is even, SCL odd.
+        if (self.oled_sda is None) != (self.oled_scl is None):
+            raise SettingsError("oled_sda" if self.oled_sda is None else "oled_scl",
+                                "give both oled_sda and oled_scl, or neither (no display)")
+        for key, odd, name in (("oled_sda", 0, "SDA"), ("oled_scl", 1, "SCL")):
+            pin = getattr(self, key)
+            if pin is not None and ((pin >> 1) & 1 != self.oled_i2c_id or pin & 1 != odd):
+                options = [p for p in HEADER_GPIOS if (p >> 1) & 1 == self.oled_i2c_id and p & 1 == odd]
+                raise SettingsError(
+                    key,
+                    "GPIO %d cannot be I2C%d %s; that is GPIO %s"
+                    % (pin, self.oled_i2c_id, name, ", ".join(str(p) for p in options)),
+                )
+
     def _check_unique(self):
         used = {}  # GPIO -> the key that took it
         for key, pin in self.pin_uses():
@@ -366,7 +387,7 @@ class Settings:
             out.append(("row_pins[%d]" % i, self.row_pins[i]))
         for i in range(8):
             out.append(("column_pins[%d]" % i, self.column_pins[i]))
-        for key in ("led_pin", "spi_sck", "spi_mosi", "spi_miso", "spi_cs", "status_led_pin"):
+        for key in ("led_pin", "spi_sck", "spi_mosi", "spi_miso", "spi_cs", "status_led_pin", "oled_sda", "oled_scl"):
             out.append((key, getattr(self, key)))
         return out
 

@@ -379,3 +379,135 @@ def test_in_a_cpp_round_the_board_shows_the_apps_clock():
     assert rig.ask("clock") == ["clock 31444 12510 app app"]
     assert rig.ask("status")[0].endswith(" clock=31444,12510,app")
     assert rig.ask("clock pause") == ["err clock: the app keeps the clock in this round"]
+
+
+# ---------------------------------------------------------------------- the clock display (OLED)
+
+
+def _face(clock="5+3"):
+    from hardware.clock_face import ClockFace
+    from hardware.fake import FakeSsd1306Bus
+    from hardware.ssd1306 import Ssd1306
+
+    bus = FakeSsd1306Bus()
+    oled = Ssd1306(bus)
+    oled.init()
+    oled.flush()
+    board = transcript.Board(clock=clock)
+    app = [None]
+    face = ClockFace(oled, board.referee, lambda: app[0])
+    return bus, oled, board, face, app
+
+
+def _read(bus, half, scale=3):
+    from hardware.ssd1306 import FONT, FONT_CHARS
+
+    return bus.text(32 * half, 32 * half + 32, FONT_CHARS, FONT, scale, x_from=5)
+
+
+def _settle(face, oled, now):
+    face.step(now)
+    while oled.busy():
+        face.step(now)
+
+
+def _bar(bus, half):
+    return all(bus.pixel(x, 32 * half + 16) for x in range(4))
+
+
+def test_the_display_initialises_the_panel_and_shows_both_times():
+    bus, oled, board, face, app = _face("5+3")
+    assert bus.on and bus.charge_pump and bus.horizontal
+    _settle(face, oled, 0)
+    assert (_read(bus, 0), _read(bus, 1)) == ("5:00", "5:00") and not _bar(bus, 0) and not _bar(bus, 1)
+    events, read_at = hands(GAME[:1], [1000])
+    for t, occupied, sq in events:
+        board.scan_until(t)
+        board.apply(occupied, sq)
+    board.scan_until(read_at[0] + 300)
+    _settle(face, oled, board.now)
+    assert _bar(bus, 0) and not _bar(bus, 1)  # black's time runs: the bar is on black's (upper) half
+    _settle(face, oled, read_at[0] + 61500)  # 61.5 s into black's turn
+    assert (_read(bus, 0), _read(bus, 1)) == ("3:59", "5:00")
+    _settle(face, oled, read_at[0] + 291000)  # under ten seconds: tenths
+    assert _read(bus, 0) == "9.0"
+
+
+def test_the_display_sends_a_little_per_scan_and_nothing_when_idle():
+    bus, oled, board, face, app = _face("5+3")
+    _settle(face, oled, 0)
+    before = bus.transfers
+    sent = bus.data_bytes
+    for t in range(5, 500, 5):
+        face.step(t)  # the clock is waiting: nothing changes, nothing goes out
+    assert bus.transfers == before
+    board.referee.clock.start(1000)
+    board.referee.version += 1
+    face.step(2000)
+    assert bus.transfers - before == 2  # one 32-column piece: its window, then its 32 bytes
+    n = 1
+    while oled.busy():
+        face.step(2000)
+        n += 1
+    # One half redrawn (white's, whose time runs): its 4 pages of 4 pieces of 32 columns at most.
+    assert n <= 16 and bus.data_bytes - sent == 32 * n
+
+
+def test_the_display_shows_a_fallen_flag_a_pause_and_an_apps_clock():
+    bus, oled, board, face, app = _face("0:05")
+    c = board.referee.clock
+    c.start(0)
+    board.scan_until(6000)
+    assert board.referee.game.reason == "flag"
+    _settle(face, oled, 6000)
+    assert (_read(bus, 0), _read(bus, 1)) == ("5.0", "FLAG")
+    bus, oled, board, face, app = _face("3")
+    board.referee.clock.start(0)
+    board.referee.clock.pause(1500)
+    board.referee.version += 1
+    _settle(face, oled, 1500)
+    assert (_read(bus, 0, scale=2), _read(bus, 1)) == ("3:00 P", "2:59")  # six characters: smaller
+    app[0] = (31444, 12510)
+    board.referee.version += 1
+    _settle(face, oled, 1600)
+    assert (_read(bus, 0), _read(bus, 1)) == ("0:13", "0:32")
+    app[0] = None
+    board.referee.set_clock(None)
+    _settle(face, oled, 1700)
+    assert bus.rows() == ["." * 128] * 64  # no clock: a blank display
+
+
+def test_the_wiring_makes_the_display_or_says_why_not():
+    from hardware import pico
+    from hardware.fake import FakeSsd1306Bus
+
+    made = []
+
+    class Machine:
+        class Pin:
+            def __init__(self, n):
+                self.n = n
+
+        @staticmethod
+        def I2C(block, sda, scl, freq):
+            made.append((block, sda.n, scl.n, freq))
+            return FakeSsd1306Bus(address=0x3C if block == 1 else 0x3D)
+
+    s = config.Settings().updated({"oled_sda": 26, "oled_scl": 27})
+    said = []
+    oled = pico.make_oled(s, Machine, said.append)
+    assert oled is not None and made == [(1, 26, 27, 400000)] and said == []
+    assert oled.i2c.on
+    s = config.Settings().updated({"oled_i2c_id": 0, "oled_sda": 0, "oled_scl": 1})
+    assert pico.make_oled(s, Machine, said.append) is None
+    assert said == ["no clock display answers on I2C0 (GPIO 0, 1): [Errno 19] no device at 0x3c"]
+    assert pico.make_oled(config.Settings(), Machine, said.append) is None  # none configured
+
+
+def test_display_pins_are_checked():
+    with pytest.raises(config.SettingsError, match="oled_scl: give both"):
+        config.Settings().updated({"oled_sda": 26})
+    with pytest.raises(config.SettingsError, match="oled_sda: GPIO 27 cannot be I2C1 SDA"):
+        config.Settings().updated({"oled_sda": 27, "oled_scl": 26})
+    with pytest.raises(config.SettingsError, match="oled_sda: GPIO 2 is already used by column_pins"):
+        config.Settings().updated({"oled_sda": 2, "oled_scl": 3})
