@@ -29,12 +29,6 @@ PROMOTION_QUIET_MS = 2000
 LEGAL_PIECES_PER_STEP = 3
 
 
-def _clock_face(ms):
-    from core.clock import short_text
-
-    return short_text(ms)
-
-
 class App:
     """One chessboard: a matrix scanner, LEDs, optionally a store for the game, wired to the core.
 
@@ -153,31 +147,17 @@ class App:
 
     def clock_line(self):
         """The clock as the store saves it (firmware/store.py), or None without one."""
-        ref = self.referee
-        c = ref.clock
-        if c is None:
+        if self.referee.clock is None:
             return None
-        from core.clock import control_text
+        from core.clock import saved_line
 
-        numbers = c.state(self.now) + tuple(ref.illegal_count)
-        return control_text(c.periods) + "".join(" %d" % n for n in numbers)
+        return saved_line(self.referee, self.now)
 
     def resume_clock(self, saved):
-        """The clock of a resumed game: (control, 9 clock numbers, illegal-move counts), paused
-        until a move or the players (USB `clock resume`) start it again (docs/clock.md)."""
-        control, numbers, illegal = saved
-        ref = self.referee
-        try:
-            ref.set_clock(control)
-            ref.clock.restore(numbers)
-        except ValueError as e:
-            ref.set_clock(None)
-            self.console("saved clock unreadable, playing on without a clock: %s" % e)
-            return
-        ref.illegal_count = list(illegal)
-        c = ref.clock
-        w, b = c.times(self.now)
-        self.console("clock paused: white %s, black %s" % (_clock_face(w), _clock_face(b)))
+        """The saved clock of a resumed game, paused until a move or the players start it."""
+        from core.clock import resume_saved
+
+        self.console(resume_saved(self.referee, saved, self.now))
 
     def engine(self):
         """The board's own engine (engine/opponent.py), made the first time it is wanted; None when

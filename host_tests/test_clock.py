@@ -386,7 +386,7 @@ def test_in_a_cpp_round_the_board_shows_the_apps_clock():
 
 def _face(clock="5+3"):
     from hardware.clock_face import ClockFace
-    from hardware.fake import FakeSsd1306Bus
+    from fake_oled import FakeSsd1306Bus
     from hardware.ssd1306 import Ssd1306
 
     bus = FakeSsd1306Bus()
@@ -479,7 +479,7 @@ def test_the_display_shows_a_fallen_flag_a_pause_and_an_apps_clock():
 
 def test_the_wiring_makes_the_display_or_says_why_not():
     from hardware import pico
-    from hardware.fake import FakeSsd1306Bus
+    from fake_oled import FakeSsd1306Bus
 
     made = []
 

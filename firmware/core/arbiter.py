@@ -6,6 +6,7 @@ from micropython import const
 from core.clock import STANDARD
 from core.game import FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT
 from core.position import BISHOP, BLACK, KING, KNIGHT, PAWN, ROOK, SQUARES88, WHITE
+from core.referee import PLAY, STRICT
 
 # FIDE 7.5.5: the opponent of a player who completes a first illegal move gets two minutes; in
 # rapid and blitz one minute (A.4.2, B.3 of the Laws in force since 1 January 2023).
@@ -94,3 +95,41 @@ def illegal_loses(count, rule, category):
 def penalty_ms(category):
     """Extra time for the opponent of a player who completed a first illegal move."""
     return PENALTY_STANDARD_MS if category == STANDARD else PENALTY_RAPID_MS
+
+
+# ---------------------------------------------------------------------- the referee's side
+
+
+def flag_fall(ref, now):
+    """The running side's time is up at now (core/referee.py's tick saw it): the game ends, unless
+    the board shows a move that was complete before that (its commit presses the clock), or the
+    board is being set up (the clock waits)."""
+    c = ref.clock
+    if ref.pending_kind == "move" and ((ref.last_change - c.turn_at) & 0x3FFFFFFF) < c.due:
+        return
+    if ref.phase != PLAY:
+        c.pause(now)
+        return
+    c.fall(now)
+    result, reason = flag_result(ref.game.position, BLACK if c.fallen else WHITE)
+    ref.end_game(result, reason, now)
+
+
+def illegal_completed(ref, now):
+    """The illegal move on the board is complete (FIDE 7.5): extra time for the opponent, or a loss.
+    Strict mode only: casual games have no penalties."""
+    ref.illegal_penalised = True
+    if ref.mode != STRICT or ref.phase != PLAY:
+        return
+    pos = ref.game.position
+    side = 1 if pos.side == BLACK else 0
+    ref.illegal_count[side] += 1
+    c = ref.clock
+    if illegal_loses(ref.illegal_count[side], ref.illegal_rule, c.category):
+        result, reason = illegal_result(pos, pos.side)
+        ref.end_game(result, reason, now)
+        return
+    ms = penalty_ms(c.category)
+    c.add(1 - side, ms)
+    ref.out.append(("penalty", "b" if side == 0 else "w", ms))
+    ref.version += 1

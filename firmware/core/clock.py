@@ -145,6 +145,17 @@ def pgn_time_control(periods):
     return ":".join(out) if out else "-"
 
 
+def pgn(game, clock, headers=None):
+    """The game's PGN with the clock: its TimeControl tag and `{[%clk h:mm:ss]}` after each move
+    (the moves since a power cut when the game was resumed: the times before it are not saved)."""
+    tags = {"TimeControl": pgn_time_control(clock.periods)}
+    if headers:
+        for key in headers:
+            tags[key] = headers[key]
+    n = game.ply()
+    return game.pgn(tags, clock.history[-n:] if n else [])
+
+
 def clock_text(ms):
     """h:mm:ss of a time (rounded up to the second, as clocks show time left), as PGN's [%clk]."""
     s = (ms + 999) // 1000 if ms > 0 else 0
@@ -359,3 +370,29 @@ class Clock:
         self.side = state[6]
         self.started = state[7] == 1
         self.used = state[8]
+
+
+# ---------------------------------------------------------------------- saved with the game
+
+
+def saved_line(ref, now):
+    """What firmware/store.py saves of the referee's clock: the control, Clock.state() and each
+    side's completed illegal moves, as one line of words."""
+    c = ref.clock
+    numbers = c.state(now) + tuple(ref.illegal_count)
+    return control_text(c.periods) + "".join(" %d" % n for n in numbers)
+
+
+def resume_saved(ref, saved, now):
+    """Give the referee the clock of a resumed game, (control, 9 clock numbers, illegal-move counts)
+    as firmware/store.py read it, paused (docs/clock.md); returns what to tell the players."""
+    control, numbers, illegal = saved
+    try:
+        ref.set_clock(control)
+        ref.clock.restore(numbers)
+    except ValueError as e:
+        ref.set_clock(None)
+        return "saved clock unreadable, playing on without a clock: %s" % e
+    ref.illegal_count = list(illegal)
+    w, b = ref.clock.times(now)
+    return "clock paused: white %s, black %s" % (short_text(w), short_text(b))

@@ -155,16 +155,13 @@ class Referee:
         # gesture(referee) -> True while the board shows a signal, not a move (engine/opponent.py).
         self.gesture = None
         self._claims = ()
-        # The chess clock (core/clock.py), None without one; the referee presses it at each commit.
+        # The clock (core/clock.py) or None; pressed at each commit. An illegal move shown as an error
+        # that stands illegal_ms (or until the opponent lifts a piece) is complete: core/arbiter.py.
         self.clock = None
-        # FIDE 7.5: an illegal move the board shows as an error and that stands unchanged for
-        # illegal_ms (or until the opponent lifts a piece of theirs) is complete, as if the clock
-        # had been pressed; then core/arbiter.py decides (extra time for the opponent, or a loss).
-        # Strict mode with a clock only: casual games have no penalties.
         self.illegal_ms = 2000
-        self.illegal_rule = "fide"  # or "lose": the seeds' older rule, see core/arbiter.py
+        self.illegal_rule = "fide"  # or "lose" (core/arbiter.py)
         self.illegal_count = [0, 0]  # completed illegal moves of white and black
-        self._illegal_done = False  # the illegal move on the board now was already penalised
+        self.illegal_penalised = False  # the illegal move on the board now was penalised
         self.version = 0  # counts changes of what the board should show, so the LEDs redraw only then
         self._sync_base()
         self.occ[:] = self.base
@@ -222,7 +219,7 @@ class Referee:
     def _reset_clock(self):
         """A new game: the clock back to the control's start, the side to move's time first."""
         self.illegal_count = [0, 0]
-        self._illegal_done = False
+        self.illegal_penalised = False
         c = self.clock
         if c is not None:
             c.reset()
@@ -234,19 +231,12 @@ class Referee:
         self.mode = mode
 
     def pgn(self, headers=None):
-        """The game's PGN; with a clock, its TimeControl tag and `{[%clk h:mm:ss]}` after each move
-        (the moves since a power cut, when the game was resumed: the times before it are not saved)."""
-        c = self.clock
-        if c is None:
+        """The game's PGN; with a clock, its TimeControl and a [%clk] after each move (core/clock.py)."""
+        if self.clock is None:
             return self.game.pgn(headers)
-        from core.clock import pgn_time_control
+        from core.clock import pgn
 
-        tags = {"TimeControl": pgn_time_control(c.periods)}
-        if headers:
-            for key in headers:
-                tags[key] = headers[key]
-        clocks = c.history[-self.game.ply():] if self.game.ply() else []
-        return self.game.pgn(tags, clocks)
+        return pgn(self.game, self.clock, headers)
 
     def choose_promotion(self, piece_type):
         """Change the piece the last promotion gave (from the PC); returns whether it could."""
@@ -272,7 +262,7 @@ class Referee:
             return  # nothing changed (a repeated report)
         # The opponent's first lift makes the move the board shows final at once (and a promotion).
         if not occupied:
-            if self.error is not None and self.clock is not None and self.error[0] == ILLEGAL and not self._illegal_done:
+            if self.error is not None and self.clock is not None and self.error[0] == ILLEGAL and not self.illegal_penalised:
                 pos = self.game.position
                 piece = pos.piece_at(sq)
                 if piece and piece & BLACK != pos.side and sq not in self.error[1]:
@@ -358,7 +348,7 @@ class Referee:
                 self._flag(now)
             if (
                 self.error is not None
-                and not self._illegal_done
+                and not self.illegal_penalised
                 and self.error[0] == ILLEGAL
                 and _elapsed(now, self.last_change) >= self.illegal_ms
             ):
@@ -406,7 +396,7 @@ class Referee:
                 d = c.turn_at + c.due
                 if t is None or d < t:
                     t = d
-            if self.error is not None and not self._illegal_done and self.error[0] == ILLEGAL:
+            if self.error is not None and not self.illegal_penalised and self.error[0] == ILLEGAL:
                 d = self.last_change + self.illegal_ms
                 if t is None or d < t:
                     t = d
@@ -467,7 +457,7 @@ class Referee:
         if not emptied and not filled:
             # The board is the game: any half-made move has been taken back.
             self.in_progress = True
-            self._illegal_done = False  # a later illegal move is another one (FIDE 7.5.5)
+            self.illegal_penalised = False  # a later illegal move is another one (FIDE 7.5.5)
             self._clear_error()
             if self.phase == SETUP:
                 self.pending_kind = "setup"
@@ -847,7 +837,7 @@ class Referee:
             self.prev[:] = self.base
 
     def _reset_turn(self):
-        self._illegal_done = False
+        self.illegal_penalised = False
         self.touched = []
         self._n_waiting = 0
         self.was_lifted[:] = _ZEROS
@@ -898,37 +888,14 @@ class Referee:
         self._recompute()
 
     def _flag(self, now):
-        c = self.clock
-        if self.pending_kind == "move" and ((self.last_change - c.turn_at) & 0x3FFFFFFF) < c.due:
-            return  # the board shows a move completed in time: its commit presses the clock
-        if self.phase != PLAY:
-            c.pause(now)  # setting up a position: the time stays as it is
-            return
-        from core.arbiter import flag_result
+        from core.arbiter import flag_fall  # loaded the first time a flag may fall
 
-        c.fall(now)
-        result, reason = flag_result(self.game.position, BLACK if c.fallen else WHITE)
-        self.end_game(result, reason, now)
+        flag_fall(self, now)
 
     def _illegal_completed(self, now):
-        """The illegal move on the board is complete (FIDE 7.5): extra time for the opponent, or a loss."""
-        self._illegal_done = True
-        if self.mode != STRICT or self.phase != PLAY:
-            return  # casual games have no penalties
-        from core.arbiter import illegal_loses, illegal_result, penalty_ms
+        from core.arbiter import illegal_completed  # loaded the first time an illegal move completes
 
-        pos = self.game.position
-        side = 1 if pos.side == BLACK else 0
-        self.illegal_count[side] += 1
-        c = self.clock
-        if illegal_loses(self.illegal_count[side], self.illegal_rule, c.category):
-            result, reason = illegal_result(pos, pos.side)
-            self.end_game(result, reason, now)
-            return
-        ms = penalty_ms(c.category)
-        c.add(1 - side, ms)
-        self.out.append(("penalty", "b" if side == 0 else "w", ms))
-        self.version += 1
+        illegal_completed(self, now)
 
 
 def event_text(event):
