@@ -6,7 +6,9 @@ from micropython import const
 from core.clock import STANDARD
 from core.game import FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT
 from core.position import BISHOP, BLACK, KING, KNIGHT, PAWN, ROOK, SQUARES88, WHITE
-from core.referee import PLAY, STRICT
+
+_PLAY = const(0)  # core/referee.py's PLAY (imported from there, its 40 kB of source would compile again on a test heap)
+_STRICT = "strict"
 
 # FIDE 7.5.5: the opponent of a player who completes a first illegal move gets two minutes; in
 # rapid and blitz one minute (A.4.2, B.3 of the Laws in force since 1 January 2023).
@@ -107,7 +109,7 @@ def flag_fall(ref, now):
     c = ref.clock
     if ref.pending_kind == "move" and ((ref.last_change - c.turn_at) & 0x3FFFFFFF) < c.due:
         return
-    if ref.phase != PLAY:
+    if ref.phase != _PLAY:
         c.pause(now)
         return
     c.fall(now)
@@ -119,7 +121,7 @@ def illegal_completed(ref, now):
     """The illegal move on the board is complete (FIDE 7.5): extra time for the opponent, or a loss.
     Strict mode only: casual games have no penalties."""
     ref.illegal_penalised = True
-    if ref.mode != STRICT or ref.phase != PLAY:
+    if ref.mode != _STRICT or ref.phase != _PLAY:
         return
     pos = ref.game.position
     side = 1 if pos.side == BLACK else 0

@@ -19,14 +19,6 @@ import core.referee  # noqa: E402,F401
 gc.collect()
 from board_sim import BoardSim  # noqa: E402
 
-# The clock and its rules (the transcripts with @clock), compiled now for the same reason, after
-# the simulator, whose compilation needs the heap whole more than theirs does.
-gc.collect()
-import core.clock  # noqa: E402,F401
-gc.collect()
-import core.arbiter  # noqa: E402,F401
-gc.collect()
-
 HAND_WRITTEN = "host_tests/transcripts"
 RECORDED = "build/transcripts"
 TAIL_MS = 3000  # as tools/transcript.py: scan on after the last transition so commits come out
@@ -54,7 +46,7 @@ def replay(path):
 
     fen = None
     mode = "strict"
-    clock = None
+    clock = None  # @clock: host_tests/transcripts_clock/ (test_clock_transcripts.py)
     expect = []
     sim = None
     last = 0

@@ -193,56 +193,30 @@ class BoardSim:
         self._log("mode " + mode)
         return ""
 
+    def log_line(self, line):
+        """A line for the page's event log (sim_controls.py's changes)."""
+        self._log(line)
+
+    # The page's controls for what a player sets up on the board (tools/sim/sim_controls.py, loaded
+    # when first used): each returns "" or the reason it could not.
+
     def set_clock(self, control):
-        """A time control for the game (core/clock.py's notation, e.g. "5+3"; "none": no clock), set
-        before its first move as on the board. Returns "" or the reason it was refused."""
-        ref = self.app.referee
-        if ref.game.ply() or (ref.clock is not None and ref.clock.started):
-            return "the clock is set before the first move: set up the start position for a new game"
-        try:
-            ref.set_clock(control)
-        except ValueError as e:
-            return "clock: %s" % e
-        self.app.redraw()
-        self._log("clock " + (control.strip() or "none"))
-        return ""
+        """A time control before the first move (core/clock.py's notation; "none": no clock)."""
+        from sim_controls import set_clock
+
+        return set_clock(self, control)
 
     def clock_action(self, word):
-        """start, pause or resume the clock, as the players do (the USB command `clock WORD`).
-        Returns "" or the reason it could not."""
-        c = self.app.referee.clock
-        if c is None:
-            return "no clock: choose a time control first"
-        if self.app.referee.game.is_over():
-            return "the game is over"
-        if word == "start":
-            c.start(self.now)
-        elif word == "pause":
-            c.pause(self.now)
-        elif word == "resume":
-            if not c.started:
-                return "the clock has not started: white's first move (or start) starts it"
-            c.resume(self.now)
-        else:
-            return "clock: start, pause or resume"
-        self.app.redraw()
-        self.app.referee.version += 1
-        return ""
+        """start, pause or resume the clock, as the players do."""
+        from sim_controls import clock_action
+
+        return clock_action(self, word)
 
     def set_engine(self, side, level):
-        """The board's own engine plays `side` ("white", "black" or "none") at `level` (1-8), as the
-        kings' gesture or the USB command `engine` sets it. Returns "" or the reason it could not."""
-        opponent = self.app.engine()
-        if opponent is None:
-            return "not enough memory for the engine"
-        from engine.usb_command import run
+        """The board's own engine plays side ("white", "black", "none") at level 1-8."""
+        from sim_controls import set_engine
 
-        ok, text = run(opponent, "%s %d" % ("off" if side == "none" else side, level))
-        if not ok:
-            return text
-        self.app.redraw()
-        self._log("engine " + text)
-        return ""
+        return set_engine(self, side, level)
 
     def pgn(self, date=None):
         """The game's PGN; date "YYYY.MM.DD" (the page passes the browser's: MicroPython's
@@ -342,19 +316,10 @@ class BoardSim:
             status += "; draw claimable: " + ", ".join(g.claims)
         start = g.start_fen.split()
         clock = None
-        c = ref.clock
-        if c is not None:
-            from core.clock import control_text
-            from link.clock_command import state_text
+        if ref.clock is not None:
+            from sim_controls import clock_state
 
-            w, b = c.times(self.now)
-            clock = {
-                "control": control_text(c.periods),
-                "white": w,
-                "black": b,
-                "running": ("w" if c.side == 0 else "b") if c.running else None,
-                "state": state_text(ref, self.now).split()[3],
-            }
+            clock = clock_state(self)
         return {
             "clock": clock,
             "fen": g.fen(),
