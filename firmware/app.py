@@ -12,12 +12,12 @@ from core.referee import SETUP, Referee
 # A square that reads occupied where the game has no piece, and has not changed for this long while
 # the board shows the error, is reported as a possible stuck switch (or a stray piece).
 STUCK_MS = 8000
-# When the game is saved. A save blocks the CPU for 130-260 ms on the Pico (littlefs erases a
-# 4 kB flash sector, 45 ms each, while no code runs from flash), and a lift and place that both
-# fall inside it are never seen. So a change is saved at the first scan where the board is
+# When the game is saved. A save of a long game blocks the CPU for a few hundred ms on the Pico
+# (littlefs erases 4 kB flash sectors while no code runs from flash; docs/figures.md has the
+# figure), and a lift and place that both fall inside it are never seen. So a change is saved at the first scan where the board is
 # still: nothing bouncing and no transition for SAVE_QUIET_MS (a piece held in the air that long
 # is put down after the save, and read then). After a promotion the player may tap the new piece to choose another
-# (SPEC 3), right after the move: the save waits PROMOTION_QUIET_MS of stillness then. A save
+# (docs/spec.md section 3), right after the move: the save waits PROMOTION_QUIET_MS of stillness then. A save
 # never waits past the next change of the game: that change saves both at once, so a power cut
 # loses one ply at most.
 SAVE_QUIET_MS = 300
@@ -32,12 +32,31 @@ LEGAL_PIECES_PER_STEP = 3
 class App:
     """One chessboard: a matrix scanner, LEDs, optionally a store for the game, wired to the core.
 
+    What it is built from (main.py on the Pico, hardware/fake.py in tests and simulators):
     matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional); matrix.scan_ranks()
       -> bytearray(8) of rank bytes (optional: the same reading, cheaper for the debouncer).
     leds.show(frame, now_ms).
     store: save(game, mode) and resume() -> (game, mode, notes) or None (firmware/store.py).
     console(text): where messages for a person go (the USB serial console on the Pico).
-    clock(): microseconds, wrapping at 2**30 (time.ticks_us), for the engine's thinking slices."""
+    clock(): microseconds, wrapping at 2**30 (time.ticks_us), for the engine's thinking slices.
+
+    Four slots let other parts plug in without App knowing them. Each is called from step(), in
+    the scan loop, so none may wait for anything:
+    listeners: callables(event), each told of every referee event in order, in the first step()
+      after it happened: a tuple whose first item names it ("move", "undo", "promote", "new", "end",
+      "error", "claim"; core/referee.py's event_text prints them as lines). The USB link
+      (link/__init__.py), the engine and the simulators (tools/sim/board_sim.py) append theirs.
+    opponent: None, or the board's engine (engine/opponent.py), made on first use by engine():
+      step(now) thinks one slice at most; paint(frame) draws its signals over the frame after the
+      display's; on_event(ev) is one of the listeners; holds(referee), the referee's gesture
+      hook, says the two-kings gesture is under way (no error for a king on a choice square);
+      resume(store) takes back its side and level with a saved game.
+    selftest: None, or a bring-up test (selftest.py puts it there): while its step(now) returns
+      True it owns the matrix and the LEDs and the game is not scanned; when it returns False the
+      slot empties and the LEDs guide the pieces back to the game.
+    host_frame: None, or a frame (the signals of core/signals.py, one a square) a PC program
+      drives (ChessLink's L command): shown instead of the board's own frame until the program
+      sets it back to None and calls redraw(); the referee and display keep working underneath."""
 
     def __init__(self, settings, matrix, leds, store=None, console=None, clock=None):
         self.settings = settings
@@ -51,13 +70,11 @@ class App:
         self.referee.configure(settings)
         self.display = Display()
         self.frame = self.display.frame
-        # LEDs a PC program drives (ChessLink's L command), shown instead of the board's own frame
-        # until it lets go; the referee and display keep working underneath.
+        # The plug-in slots: their contract is in this class's docstring.
         self.host_frame = None
-        self.listeners = []  # callables(event) told of every referee event (the USB link)
-        # The board's own engine: plays a side when asked (gesture, board.json, USB), else idles.
-        # (engine/opponent.py, loaded the first time it is wanted: a board used by two players
-        # keeps the RAM its code takes).
+        self.listeners = []
+        # engine/opponent.py is loaded the first time it is wanted: a board used by two players
+        # keeps the RAM its code takes.
         self.opponent = None
         self._clock = clock
         self.faults = []  # squares the hardware checks flag
@@ -91,10 +108,13 @@ class App:
                     self.console(note)
                 ref.set_mode(mode)
                 self.console("resuming the saved game after %d moves" % game.ply())
-        ref.load_game(game or Game(), now)
+        if game is not None:
+            ref.resume_game(game, now)  # a move the save did not reach is read from the pieces
+        else:
+            ref.load_game(Game(), now)
         clock = getattr(self.store, "clock", None) if game is not None else None
         if clock is not None:
-            self.resume_clock(clock)
+            self.resume_clock(clock)  # before the first tick: a move read from the pieces presses it
         saved = getattr(self.store, "opponent", None) if game is not None else None
         if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
             opponent = self.engine()
@@ -189,6 +209,9 @@ class App:
         events = ref.out
         save = False
         for ev in events:
+            if ev[0] in ("read", "choose"):
+                self._say(ev)  # power-up only: for the person, on the console (held until a PC speaks)
+                continue
             if ev[0] in ("move", "undo", "promote", "new", "end"):
                 save = True
             for listener in self.listeners:
@@ -201,6 +224,20 @@ class App:
             else:
                 self.save_due = True
 
+    def _say(self, ev):
+        """A power-up event in plain words (core/messages.py, loaded only then); the event's own
+        line (`read e2e4`) when the heap has no room for that code."""
+        from core.referee import event_text
+
+        line = event_text(ev)
+        try:
+            from core.messages import explain
+
+            line = explain(line, self.referee.game.position) or line
+        except MemoryError:
+            pass
+        self.console(line)
+
     def save(self):
         """Save the game now if it changed since the last save (also before a shutdown)."""
         if not self.save_due or self.store is None:
@@ -211,6 +248,11 @@ class App:
             self.store.save(ref.game, ref.mode)
         except OSError as e:
             self.console("could not save the game: %s" % e)
+
+    def shown_frame(self):
+        """The frame the LEDs show now: a PC program's (ChessLink's L) while it drives them, else
+        the board's own."""
+        return self.frame if self.host_frame is None else self.host_frame
 
     def _show(self, now):
         if self.referee.version != self._version:

@@ -55,9 +55,9 @@ OPPONENTS = ("none", "white", "black")
 ILLEGAL_RULES = ("fide", "lose")
 FILES = "abcdefgh"
 
-# SPEC section 3: a board that matches a legal move commits it within 500 ms of its last transition.
+# docs/spec.md section 3: a board that matches a legal move commits it within 500 ms of its last transition.
 COMMIT_LIMIT_MS = const(500)
-# SPEC section 3: a placement undone within 150 ms never becomes a move (a slid piece crossing a
+# docs/spec.md section 3: a placement undone within 150 ms never becomes a move (a slid piece crossing a
 # square, a swap's overlap). The referee guarantees it by committing only after commit_delay_ms of
 # stillness, so commit_delay_ms must be longer than this.
 SLIDE_WINDOW_MS = const(150)
@@ -130,7 +130,7 @@ FIELDS = (
     # 1.9 us, so 10 us is 5 RC. Internal pull-ups alone (50-80 kOhm) need 40. See hardware/schematic.md.
     ("settle_us", _INT, 10, 0, 1000),
     # Quiet time after the last transition before a matching move is committed. It must outlast
-    # SLIDE_WINDOW_MS, and debounce + commit + one scan must stay within the 500 ms of SPEC 3.
+    # SLIDE_WINDOW_MS, and debounce + commit + one scan must stay within the 500 ms of docs/spec.md section 3.
     ("commit_delay_ms", _INT, 200, 0, COMMIT_LIMIT_MS),
     # Where the game in progress is saved so a power cut does not lose it.
     ("save_path", _PATH, "game.sav", None, None),
@@ -320,7 +320,7 @@ class Settings:
         if self.commit_delay_ms <= SLIDE_WINDOW_MS:
             raise SettingsError(
                 "commit_delay_ms",
-                "must be more than %d ms, else a slid piece commits a square it crosses (SPEC 3)"
+                "must be more than %d ms, else a slid piece commits a square it crosses (docs/spec.md section 3)"
                 % SLIDE_WINDOW_MS,
             )
         total = self.debounce_ms + self.commit_delay_ms + self.scan_period_ms
@@ -328,7 +328,7 @@ class Settings:
             raise SettingsError(
                 "commit_delay_ms",
                 "debounce_ms + commit_delay_ms + scan_period_ms = %d ms, over the %d ms in which "
-                "SPEC 3 promises a commit" % (total, COMMIT_LIMIT_MS),
+                "docs/spec.md section 3 promises a commit" % (total, COMMIT_LIMIT_MS),
             )
         if 8 * self.settle_us > 500 * self.scan_period_ms:
             raise SettingsError(

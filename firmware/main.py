@@ -110,7 +110,7 @@ class Board:
         timed at that instant (it runs within a ms of it), so the debouncer's 10 ms are exactly two
         periods. Sleeping period_ms less the step's time, counted in whole ms, stretched the period
         to 5.5-6 ms, and a scan read a ms late now and then made 10 ms take three: a lift lit its
-        LEDs up to 21-22 ms after it instead of 18 at most (tools/bench_pico.py). A step that
+        LEDs up to 21-22 ms after it, past the 20 ms target (docs/figures.md: lift -> LEDs). A step that
         overran its period (a save) starts the schedule afresh from its end: no burst of catch-up
         scans."""
         due = _ticks_ms()

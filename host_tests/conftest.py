@@ -22,3 +22,21 @@ for _path in reversed(
 ):
     if _path not in sys.path:
         sys.path.insert(0, _path)
+
+
+# The emulated Pico's tests skip when a user has not provided its two input files
+# (host_tests/pico_board.py). A skip must not read as a pass: say how many and why, loudly.
+def pytest_terminal_summary(terminalreporter):
+    pico_board = sys.modules.get("pico_board")
+    if pico_board is None:
+        return  # no chip test was collected
+    reasons = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        if reason.startswith("Skipped: "):
+            reason = reason[len("Skipped: ") :]
+        if reason.startswith(pico_board.SKIP_PREFIX):
+            reasons[reason] = reasons.get(reason, 0) + 1
+    for reason, count in reasons.items():
+        terminalreporter.write_sep("!", "%d CHIP TESTS SKIPPED (not passed): %s" % (count, reason[len(pico_board.SKIP_PREFIX) :]), yellow=True)

@@ -76,7 +76,7 @@ def test_a_row_pad_that_does_not_take_12_mA_is_reported(main_module):
     out = []
     board = main_module.build(settings, pico.machine, pico.neopixel, out.append)
     assert board.app.row_drive_ma == [12, 12, 12, 12, 12, 4, 12, 12]
-    board.link.use("board")  # held until the PC speaks the board's commands (SPEC 6)
+    board.link.use("board")  # held until the PC speaks the board's commands (docs/spec.md section 6)
     assert out == [
         "msg row pads did not read back 12 mA drive: GPIO 19 (4 mA); a full rank may read empty "
         "(hardware/schematic.md, Pull-ups and logic levels)\n"

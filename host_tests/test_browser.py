@@ -456,7 +456,7 @@ def casual_takebacks_and_a_new_game(board, page):
     page.select_option("#mode", "casual")
     board.wait("window.simState.game.mode === 'casual'")
 
-    # Setting up the start position by hand starts a new game (SPEC 3), as on the board; the old
+    # Setting up the start position by hand starts a new game (docs/spec.md section 3), as on the board; the old
     # game's events leave the log.
     page.click("#newgame")
     board.wait("window.simState.game.san.length === 0 && window.simState.game.fen.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w')")

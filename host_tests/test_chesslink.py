@@ -1,47 +1,38 @@
-# Millennium ChessLink on the USB link (firmware/link/chesslink.py, SPEC 7): the messages of
-# python-mchess's magic-board.md (commit 74ccfd40) byte by byte, then python-mchess's own client
-# (host_tests/mchess/, its files unchanged) playing moves over a pseudo-terminal.
-import errno
-import os
-import pty
-import queue
-import sys
-import threading
+# Millennium ChessLink on the USB link (firmware/link/chesslink.py, docs/spec.md section 7).
+#
+# First the messages byte by byte on the App + fakes rig of test_link.py; then the project's own
+# ChessLink host (host_tests/chesslink_client.py) on the pseudo-terminal of
+# `tools/sim_terminal.py --serial`, as a host program on a PC finds the board: its requests and
+# answers, the LEDs it lights (read back with the simulator's `leds`), automatic reports through a
+# whole game, a promotion chosen by taps, and a host that opens the port in the middle of a game.
 import time
-import tty
 
 import chess
 import pytest
-import serial  # pyserial: python-mchess's transport (pinned through mpremote)
+from chesslink_client import (
+    START_STATUS,
+    Codec,
+    GameFollower,
+    Host,
+    PtyTransport,
+    has_odd_parity,
+    led_message,
+    square_of,
+    status_placement,
+)
+from companion_rig import SimBoard, dump, hand_commands
 from core import signals as S
 from core.position import parse_square
+from link.chesslink import PROMOTION_CHOICE_MS
 from test_link import Rig, frame_squares
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-# python-mchess's own code, unchanged, still calls Thread.setDaemon().
-pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
-START_STATUS = "rnbqkbnr" + "p" * 8 + "." * 32 + "P" * 8 + "RNBQKBNR"
-
-
-def parity(b):
-    """b with odd parity in bit 7 (python-mchess's add_odd_par)."""
-    return b | 0x80 if bin(b).count("1") % 2 == 0 else b
 
 
 def message(body, with_parity=False, check=True):
-    data = body.encode()
-    if check:
-        c = 0
-        for b in data:
-            c ^= b
-        data += b"%02X" % c
-    if with_parity:
-        data = bytes(parity(b) for b in data)
-    return data
+    return Codec(parity=with_parity).encode(body, check=check)
 
 
 def replies(rig):
-    """What the board sent since the last call, bit 7 masked, with the parity it carried."""
+    """What the board sent since the last call (ChessLink only: no text lines)."""
     data = b"".join(x for x in rig.out if isinstance(x, bytes))
     texts = [x for x in rig.out if isinstance(x, str)]
     rig.out.clear()
@@ -49,23 +40,12 @@ def replies(rig):
     return data
 
 
-def split(data):
-    """Received bytes into messages, by the reply letter's length (python-mchess's protocol_replies)."""
-    lengths = {"v": 7, "s": 67, "l": 3, "x": 3, "w": 7, "r": 7, "i": 9}
-    out = []
-    i = 0
-    while i < len(data):
-        letter = chr(data[i] & 0x7F)
-        n = lengths[letter]
-        chunk = data[i : i + n]
-        body = bytes(b & 0x7F for b in chunk)
-        c = 0
-        for b in body[:-2]:
-            c ^= b
-        assert body[-2:] == b"%02X" % c, "block check of %r" % body
-        out.append(body[:-2].decode())
-        i += n
-    return out
+def split(data, checked=True):
+    """The board's bytes as its messages (letter + body), every block check verified."""
+    codec = Codec(checked=checked)
+    got = codec.feed(data)
+    assert codec.pending() == 0 and codec.stray == 0, "bytes left over in %r" % data
+    return [r.letter + r.body for r in got]
 
 
 def session(**kwargs):
@@ -85,7 +65,7 @@ def test_parity_is_answered_exactly_when_the_client_sends_it():
     rig = session()
     rig.send(message("V", with_parity=True))
     data = replies(rig)
-    assert all(bin(b).count("1") % 2 == 1 for b in data)  # every byte odd parity
+    assert all(has_odd_parity(b) for b in data)  # every byte odd parity
     assert any(b & 0x80 for b in data)
     assert split(data) == ["v0103"]
     rig.send(message("V"))
@@ -147,8 +127,9 @@ def status(rig):
 
 
 def at(text, name):
+    """The letter a status gives square `name` (h1 first, a8 last)."""
     sq = parse_square(name)
-    return text[8 * (7 - sq // 8) + sq % 8]
+    return text[[i for i in range(64) if square_of(i) == sq][0]]
 
 
 def test_status_follows_the_pieces_in_the_hand():
@@ -226,15 +207,26 @@ def test_e2rom_reads_back_what_was_written():
     assert split(replies(rig)) == ["w1742", "r1742", "r0114"]
 
 
+def test_the_hosts_codec_reads_replies_split_anywhere_and_finds_its_feet():
+    """host_tests/chesslink_client.py's Codec, the part a Bluetooth transport reuses: bytes in,
+    replies out, whatever the reads split; a stray byte or a half reply before them is skipped."""
+    board = Codec(parity=True)  # the board's side of the wire, answering with parity
+    data = board.encode("v0103") + board.encode("s" + START_STATUS) + board.encode("l")
+    for cut in range(1, len(data)):
+        host = Codec()
+        got = host.feed(data[:cut]) + host.feed(data[cut:])
+        assert [r.letter + r.body for r in got] == ["v0103", "s" + START_STATUS, "l"]
+        assert all(r.parity for r in got) and host.bad_parity == 0
+    host = Codec()
+    tail = board.encode("s" + START_STATUS)[40:]  # opened in the middle of a report: 'r', 'b'...
+    got = host.feed(b"\x00" + tail + board.encode("r0203"))
+    assert [r.letter + r.body for r in got] == ["r0203"] and host.stray > 0
+    assert Codec(parity=False).encode("V") == b"V56" and Codec().encode("V") == bytes((0xD6, 0xB5, 0xB6))
+
+
 def corners(*names):
-    """The 81 LED bytes python-mchess sends to light squares (all four corners of each)."""
-    leds = [0] * 81
-    for name in names:
-        sq = parse_square(name)
-        f, top = sq % 8, 7 - sq // 8
-        for c in (9 * f + top, 9 * f + top + 1, 9 * (f + 1) + top, 9 * (f + 1) + top + 1):
-            leds[c] = 0xCC
-    return "L20" + "".join("%02X" % v for v in leds)
+    """The L message a host sends to light squares: all four corners of each."""
+    return led_message(names, 0xCC)
 
 
 def test_host_leds_light_the_squares_their_corners_enclose_until_x():
@@ -274,170 +266,6 @@ def test_reset_clears_the_leds_and_new_leaves_chesslink():
     assert rig.app.host_frame is None and rig.link.dialect == "board"
 
 
-# ---------------------------------------------------------------------- python-mchess itself
-
-
-class PtyBoard:
-    """The firmware's App and Link on a pseudo-terminal, scanned every 5 ms in a thread: the
-    simulated board as a ChessLink client finds it on a USB port."""
-
-    def __init__(self):
-        self.master, self.slave = pty.openpty()
-        tty.setraw(self.slave)  # a USB CDC port passes every byte as it is
-        self.port = os.ttyname(self.slave)
-        self.rig = Rig(store=False)
-        self.rig.link.write_bytes = self._write
-        self.rig.link.write = lambda text: self._write(text.encode())
-        self.hands = queue.Queue()
-        self.sent = bytearray()
-        self.running = True
-        os.set_blocking(self.master, False)
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
-
-    def _write(self, data):
-        self.sent += data
-        os.write(self.master, bytes(data))
-
-    def _loop(self):
-        rig = self.rig
-        while self.running:
-            try:
-                data = os.read(self.master, 512)
-            except OSError as e:
-                if e.errno not in (errno.EAGAIN, errno.EIO):
-                    raise
-                data = b""
-            if data:
-                rig.link.feed(data)
-            while not self.hands.empty():
-                action, name = self.hands.get()
-                getattr(rig.vm, action)(parse_square(name))
-            rig.run(5)
-            time.sleep(0.004)
-
-    def act(self, action, name, ms=80):
-        self.hands.put((action, name))
-        time.sleep(ms / 1000)
-
-    def play(self, uci):
-        self.act("lift", uci[:2])
-        if self.rig.vm.occupied(parse_square(uci[2:4])):
-            self.act("lift", uci[2:4])
-        self.act("place", uci[2:4], ms=400)
-
-    def close(self):
-        self.running = False
-        self.thread.join(2)
-        os.close(self.master)
-        os.close(self.slave)
-
-
-def open_mchess(port, tmp_path, monkeypatch):
-    """python-mchess's ChessLink (mchess/chess_link.py with chess_link_usb.py), configured to the
-    port as a user's chess_link_config.json would be."""
-    # A pseudo-terminal has no modem lines: pyserial's DTR ioctl fails there (ENOTTY), where the
-    # Pico's USB CDC port takes it. Nothing else of the client is changed.
-    original = serial.Serial._update_dtr_state
-
-    def dtr(self):
-        try:
-            original(self)
-        except OSError as e:
-            if e.errno != errno.ENOTTY:
-                raise
-
-    monkeypatch.setattr(serial.Serial, "_update_dtr_state", dtr)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "chess_link_config.json").write_text(
-        '{"transport": "chess_link_usb", "address": "%s", "autodetect": false, "orientation": true,'
-        ' "protocol_debug": false, "btle_iface": 0}' % port
-    )
-    monkeypatch.syspath_prepend(os.path.join(HERE, "mchess"))
-    for name in ("chess_link", "chess_link_usb", "chess_link_protocol"):
-        sys.modules.pop(name, None)
-    import chess_link
-
-    appque = queue.Queue()
-    return chess_link.ChessLink(appque, "board"), appque
-
-
-def connect_as_the_agent(cl, appque):
-    """What python-mchess's ChessLinkAgent does on connecting, until the start position is seen."""
-    assert cl.connected
-    cl.get_version()
-    cl.set_debounce(4)
-    cl.get_scan_time_ms()
-    cl.set_scan_time_ms(100.0)
-    cl.get_position()
-    wait_for(appque, "new_game")  # the start position seen (and the board's orientation found)
-    end = time.time() + 3
-    while cl.board_version == "---" and time.time() < end:
-        time.sleep(0.05)
-    assert cl.board_version == "01.03"
-
-
-@pytest.fixture
-def mchess(tmp_path, monkeypatch):
-    board = PtyBoard()
-    cl, appque = open_mchess(board.port, tmp_path, monkeypatch)
-    yield cl, appque, board
-    cl.quit()
-    cl.trans.quit()
-    board.rig.link.write_bytes(b"x")  # wakes the client's blocking read so its thread ends
-    time.sleep(0.3)
-    board.close()
-
-
-def wait_for(appque, cmd, seconds=5.0):
-    end = time.time() + seconds
-    seen = []
-    while time.time() < end:
-        try:
-            msg = appque.get(timeout=0.1)
-        except queue.Empty:
-            continue
-        seen.append(msg)
-        if msg.get("cmd") == cmd:
-            return msg, seen
-    raise AssertionError("no %r from python-mchess; got %r" % (cmd, seen))
-
-
-def legal_moves(board):
-    """What python-mchess's dispatcher gives move_from(): the position after each move -> its UCI."""
-    vals = {}
-    for mv in board.legal_moves:
-        board.push(mv)
-        vals[board.board_fen()] = mv.uci()
-        board.pop()
-    return vals
-
-
-def test_python_mchess_plays_moves_on_the_board(mchess):
-    cl, appque, board = mchess
-    connect_as_the_agent(cl, appque)
-    assert board.rig.link.chesslink.e2rom[2] == 7 and board.rig.link.chesslink.e2rom[1] == 48
-    game = chess.Board()
-    for uci in ("e2e4", "e7e5", "g1f3"):
-        cl.move_from(game.fen(), legal_moves(game), cl.WHITE if game.turn else cl.BLACK)
-        if not game.turn:
-            # An engine's reply shown on the board's LEDs: python-mchess lights its squares.
-            after = game.copy()
-            after.push_uci(uci)
-            cl.show_deltas([cl.fen_to_position(game.fen()), cl.fen_to_position(after.fen())], 0x20)
-            time.sleep(0.2)
-            lit = sorted(sq for sq in range(64) if board.rig.leds.frame[sq] == S.REMOTE_MOVE)
-            assert lit == sorted([parse_square(uci[:2]), parse_square(uci[2:])])
-        board.play(uci)
-        msg, _ = wait_for(appque, "move")
-        assert msg["uci"] == uci
-        game.push_uci(uci)
-    assert board.rig.game.uci_moves() == ["e2e4", "e7e5", "g1f3"]
-    assert board.rig.app.host_frame is None  # python-mchess sends X after each move
-    # The client sent odd parity: every byte the board sent carried it too.
-    assert board.sent and all(bin(b).count("1") % 2 == 1 for b in board.sent)
-
-
 def test_random_chesslink_bytes_never_break_the_link():
     import random
 
@@ -463,26 +291,277 @@ def test_random_chesslink_bytes_never_break_the_link():
     assert split(replies(rig)) == ["x", "v0103"]
 
 
-def test_python_mchess_on_the_simulated_board_terminal(tmp_path, monkeypatch):
-    """The same client against `tools/sim_terminal.py --serial`: the simulated board as a user
-    runs it, its hands typed on its standard input."""
-    from companion_rig import SimBoard, dump
+def lit_squares(rig):
+    frame = rig.app.shown_frame()
+    return sorted(chess.square_name(sq) for sq in range(64) if frame[sq] == S.REMOTE_MOVE)
 
-    port = str(tmp_path / "board")
-    sim = SimBoard(port)
-    cl = None
-    try:
-        cl, appque = open_mchess(port, tmp_path, monkeypatch)
-        connect_as_the_agent(cl, appque)
-        game = chess.Board()
-        for uci in ("e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4"):
-            cl.move_from(game.fen(), legal_moves(game), cl.WHITE if game.turn else cl.BLACK)
-            sim.send(("lift %s; move %s %s" % (uci[2:], uci[:2], uci[2:])) if game.piece_at(chess.parse_square(uci[2:])) else "move %s %s" % (uci[:2], uci[2:]))
-            msg, _ = wait_for(appque, "move", seconds=10)
-            assert msg["uci"] == uci, dump(sim)
-            game.push_uci(uci)
-    finally:
-        if cl is not None:
-            cl.quit()
-            cl.trans.quit()
-        sim.stop()
+
+@pytest.mark.parametrize(
+    "names, lit",
+    [
+        (("e1", "g1"), ["e1", "g1"]),  # O-O, the king's squares only: f1 between them stays dark
+        (("e1", "f1", "g1", "h1"), ["e1", "f1", "g1", "h1"]),  # O-O, every square it changes
+        (("e8", "c8"), ["c8", "e8"]),  # O-O-O, the king's squares
+        (("a8", "c8", "d8", "e8"), ["a8", "b8", "c8", "d8", "e8"]),  # b8's corners are all lit too
+        (("e2", "e4"), ["e2", "e4"]),
+        (("g1", "f3"), ["f3", "g1"]),
+        (("a1", "h8"), ["a1", "h8"]),  # the corners of the board: LED 73 and LED 9's squares
+    ],
+)
+def test_a_hosts_move_lights_its_from_and_to_squares(names, lit):
+    rig = session()
+    rig.send(message(led_message(names)))
+    assert split(replies(rig)) == ["l"]
+    rig.run(10)
+    assert lit_squares(rig) == lit
+
+
+def test_led_numbers_count_from_the_h1_corner():
+    """LED 1 is the h1 corner, 9 the h8 corner, 73 the a1 corner, 81 the a8 corner: a host that
+    lights the four corners of one corner square lights that square."""
+    for name, leds in (("h1", (1, 2, 10, 11)), ("h8", (8, 9, 17, 18)), ("a1", (64, 65, 73, 74)), ("a8", (71, 72, 80, 81))):
+        rig = session()
+        codes = ["00"] * 81
+        for n in leds:
+            codes[n - 1] = "FF"
+        rig.send(message("L20" + "".join(codes)))
+        assert split(replies(rig)) == ["l"]
+        rig.run(10)
+        assert lit_squares(rig) == [name]
+
+
+def test_the_status_reads_h1_first_as_the_hosts_do():
+    rig = session()
+    for uci in ("e2e4", "e7e5", "g1f3"):
+        rig.play(uci)
+    s = status(rig)
+    assert s[0] == "R" and s[63] == "r" and s[3] == "K" and s[59] == "k"  # h1 ... a8; the kings on e
+    assert status_placement(s) == "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
+
+
+def test_a_refused_new_keeps_the_chesslink_session():
+    rig = session()
+    rig.send(message(corners("a1")))
+    replies(rig)
+    got = rig.ask("new x")
+    assert len(got) == 1 and got[0].startswith("err new: ")
+    assert rig.link.dialect == "chesslink" and rig.app.host_frame is not None
+    rig.play("e2e4")
+    assert rig.out == []  # no text `move` line: the session goes on
+    assert at(status(rig), "e4") == "P"
+
+
+PROMOTION_FEN = "8/8/8/8/8/6k1/1p6/4K2R b - - 0 1"
+
+
+def test_the_status_never_shows_a_promotion_piece_not_chosen_yet():
+    rig = Rig(occupied=[parse_square(x) for x in ("g3", "b2", "e1", "h1")])
+    assert rig.ask("new " + PROMOTION_FEN)[-1] == "ok"
+    rig.send(message("W0203"))  # reports on every change
+    rig.run(20)
+    rig.out.clear()
+    shown = []
+
+    def watch(ms):
+        for _ in range(ms // 5):
+            rig.run(5)
+            for r in split(replies(rig)):
+                if r[0] == "s":
+                    shown.append(at(r[1:], "b1"))
+
+    rig.vm.lift(parse_square("b2"))
+    watch(100)
+    rig.vm.place(parse_square("b1"))
+    watch(800)  # the move is made: a queen for the board's game, a pawn for the host
+    assert rig.game.uci_moves() == ["b2b1q"]
+    for _ in range(3):  # taps: rook, bishop, knight
+        rig.vm.lift(parse_square("b1"))
+        watch(100)
+        rig.vm.place(parse_square("b1"))
+        watch(400)
+    assert rig.game.uci_moves() == ["b2b1n"]
+    assert set(shown) <= {".", "p"}, shown  # never a piece the player had not chosen
+    watch(PROMOTION_CHOICE_MS + 100)  # the piece stands still: the choice is made
+    assert shown[-1] == "n"
+    rig.vm.lift(parse_square("b1"))  # a tap now changes nothing: the host has been told
+    watch(100)
+    rig.vm.place(parse_square("b1"))
+    watch(600)
+    assert rig.game.uci_moves() == ["b2b1n"] and shown[-1] == "n"
+
+
+def test_the_opponents_lift_makes_the_promotion_choice_at_once():
+    rig = Rig(occupied=[parse_square(x) for x in ("g3", "b2", "e1", "h1")])
+    assert rig.ask("new " + PROMOTION_FEN)[-1] == "ok"
+    rig.send(message("W0201"))
+    rig.run(20)
+    rig.out.clear()
+    rig.lift("b2")
+    rig.place("b1", ms=800)
+    assert at(status(rig), "b1") == "p"
+    rig.lift("e1")  # white's king: the queen it is
+    assert at(status(rig), "b1") == "q"
+
+
+# ---------------------------------------------------------------------- a host on the port
+
+
+class HostOnPort:
+    """tools/sim_terminal.py --serial with the project's ChessLink host on its pseudo-terminal."""
+
+    def __init__(self, tmp_path, *args):
+        self.path = str(tmp_path / "board")
+        self.sim = SimBoard(self.path, *args)
+        self.hosts = []
+
+    def connect(self, parity=True):
+        transport = PtyTransport(self.path)
+        host = Host(transport, parity=parity)
+        self.hosts.append((host, transport))
+        return host
+
+    def hang_up(self, host):
+        for h, t in self.hosts:
+            if h is host:
+                t.close()
+        self.hosts = [(h, t) for h, t in self.hosts if h is not host]
+
+    def leds(self):
+        """The simulator's `leds`: {square: signal name} of every lit square (after a scan, so
+        that what the port just carried has reached the LEDs)."""
+        self.sim.send("wait 20")
+        self.sim.send("leds")
+        out = {}
+        while True:
+            line = self.sim.expect(r"^(all LEDs off|\(blinking|[a-h][1-8] )").string
+            if not line[0] in "abcdefgh" or line[1] not in "12345678":
+                return out
+            words = line.split()
+            out[words[0]] = words[1]
+
+    def close(self):
+        for _, t in self.hosts:
+            t.close()
+        self.sim.stop()
+
+
+@pytest.fixture
+def port(tmp_path):
+    p = HostOnPort(tmp_path)
+    yield p
+    p.close()
+
+
+def test_a_host_on_the_port_speaks_every_message(port):
+    host = port.connect()
+    host.write_e2rom(2, 1)  # reports off: this host asks
+    assert host.version() == "0103"
+    assert host.identity() == "0055mm"
+    assert host.status() == START_STATUS
+    # E2ROM: written, read back; scan time and report mode as python-mchess sets them.
+    assert host.write_e2rom(0x17, 0x42) == "1742" and host.read_e2rom(0x17) == 0x42
+    assert host.write_e2rom(1, 48) == "0130" and host.read_e2rom(1) == 48
+    assert host.read_e2rom(2) == 1
+    # Parity both ways: every byte of every answer carries odd parity, exactly when ours do.
+    assert all(r.parity for r in host.log) and host.codec.bad_parity == 0
+    port.hang_up(host)  # one program at a time on a port: the next one sends no parity
+    plain = port.connect(parity=False)
+    assert plain.version() == "0103" and plain.read_e2rom(0x17) == 0x42
+    assert not any(r.parity for r in plain.log)
+    port.hang_up(plain)
+    host = port.connect()
+    assert host.version() == "0103" and host.log[-1].parity
+    # A corrupted block check is ignored: no answer, nothing changed.
+    host.send("W1799", check="00")
+    host.nothing_for(0.5)
+    assert host.read_e2rom(0x17) == 0x42
+    # A message split across reads: one byte at a time, 20 ms apart.
+    host.transport.write(host.codec.encode("W1707"), gap=0.02)
+    assert host.wait_reply("w").body == "1707" and host.read_e2rom(0x17) == 7
+    # LEDs on corners: the board shows the squares the host lit, and its own signals after X.
+    assert host.leds(["e2", "e4"]) == ""
+    assert port.leds() == {"e2": "remote-move", "e4": "remote-move"}
+    host.leds(["e1", "g1"])  # a king's castling move
+    assert port.leds() == {"e1": "remote-move", "g1": "remote-move"}
+    assert host.leds_off() == ""
+    assert port.leds() == {}
+    # Reset: no answer; the LEDs the host lit go dark.
+    host.leds(["d2", "d4"])
+    host.reset()
+    host.nothing_for(0.5)
+    assert port.leds() == {} and host.version() == "0103"
+    # The block check off (for a terminal) and on again.
+    host.write_e2rom(0, 1)
+    assert host.version() == "0103" and host.status() == START_STATUS
+    host.write_e2rom(0, 0)
+    assert host.version() == "0103"
+
+
+# A whole game with castling on the queen's side, captures, checks and a mate (Unzicker's trap
+# line as it is usually quoted).
+WHOLE_GAME = (
+    "e2e4 d7d5 e4d5 d8d5 b1c3 d5a5 d2d4 c7c6 g1f3 c8g4 c1f4 e7e6 h2h3 g4f3 d1f3 f8b4 f1e2 b8d7 "
+    "a2a3 e8c8 a3b4 a5a1 e1d2 a1h1 f3c6 b7c6 e2a6"
+).split()
+
+
+def test_automatic_reports_follow_a_whole_game(port):
+    host = port.connect()
+    host.write_e2rom(2, 3)  # a status on every change
+    follower = GameFollower(chess.Board())
+    host.wait_status(lambda s: s == START_STATUS)
+    game = chess.Board()
+    for uci in WHOLE_GAME:
+        move = chess.Move.from_uci(uci)
+        port.sim.send(hand_commands(game, move))
+        game.push(move)
+        reports = []  # every change reported: the piece up (an empty square), then down
+
+        def changed(s):
+            reports.append(s)
+            return follower.see(s) is not None
+
+        host.wait_status(changed, timeout=10)
+        assert follower.moves[-1] == uci, dump(port.sim)
+        assert len(reports) >= 2 and len(set(reports)) == len(reports), (uci, reports)
+    assert follower.moves == WHOLE_GAME and game.is_checkmate()
+    assert host.codec.bad_checks == 0 and host.codec.stray == 0
+
+
+def test_a_host_that_opens_the_port_mid_game_follows_it(port):
+    early = port.connect()
+    early.write_e2rom(2, 0)  # a status every scan, then it goes away without a word
+    early.wait_status(lambda s: True)
+    port.hang_up(early)
+    game = chess.Board()
+    for uci in ("e2e4", "e7e5", "g1f3"):
+        move = chess.Move.from_uci(uci)
+        port.sim.send(hand_commands(game, move))
+        game.push(move)
+    time.sleep(0.5)  # the board's reports pile up in the port meanwhile
+    host = port.connect()
+    status = host.wait_status(lambda s: True)  # the first whole report it reads
+    assert status_placement(status) == game.board_fen()  # not upside down
+    follower = GameFollower(game.copy())
+    port.sim.send("move b8 c6")
+    host.wait_status(lambda s: follower.see(s) is not None, timeout=10)
+    assert follower.moves == ["b8c6"]
+
+
+def test_an_under_promotion_chosen_by_taps_reaches_the_host(port):
+    fen = "8/8/8/8/8/6k1/1p6/R3K3 b Q - 0 1"
+    port.sim.send("fen " + fen)
+    host = port.connect()
+    host.write_e2rom(2, 3)
+    game = chess.Board(fen)
+    host.wait_status(lambda s: status_placement(s) == game.board_fen())
+    follower = GameFollower(game)
+    port.sim.send("lift a1; move b2 a1")
+    for _ in range(3):  # queen -> rook -> bishop -> knight
+        port.sim.send("tap a1")
+    port.sim.expect("promote b2a1n")
+    host.wait_status(lambda s: follower.see(s) is not None, timeout=10)
+    assert follower.moves == ["b2a1n"], dump(port.sim)
+    port.sim.send("move e1 d2")  # and the game goes on
+    host.wait_status(lambda s: follower.see(s) is not None, timeout=10)
+    assert follower.moves == ["b2a1n", "e1d2"]

@@ -306,7 +306,9 @@ def test_pgn_carries_the_clock_after_every_move():
 
     events, read_at = hands(GAME[:9], [1000 + 500 * i for i in range(9)])
     board, lines = run(events, clock="3+2")
-    text = board.referee.pgn()
+    from core.clock import pgn
+
+    text = pgn(board.referee.game, board.referee.clock)
     assert '[TimeControl "180+2"]' in text
     game = chess.pgn.read_game(io.StringIO(text))
     got = [round(node.clock() * 1000) for node in game.mainline()]

@@ -101,7 +101,7 @@ BAD = [
     ('{"status_led_pin": "LED2"}', "status_led_pin"),
     ('{"status_led_pin": 2}', "status_led_pin"),  # taken by a column
     ('{"commit_delay_ms": 100}', "commit_delay_ms"),  # shorter than the slide window
-    ('{"commit_delay_ms": 490}', "commit_delay_ms"),  # over the 500 ms of SPEC 3 with debounce
+    ('{"commit_delay_ms": 490}', "commit_delay_ms"),  # over the 500 ms of docs/spec.md section 3 with debounce
     ('{"settle_us": 1000, "scan_period_ms": 2}', "settle_us"),
     ('{"save_path": ""}', "save_path"),
     ('{"save_path": 5}', "save_path"),

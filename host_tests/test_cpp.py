@@ -668,3 +668,97 @@ def test_bad_central_lines_get_one_err_and_change_nothing(line, reply):
     if not reply.startswith("err undo"):
         assert got == [reply]
     assert rig.game.uci_moves() == [] and rig.link.cpp.round
+
+
+# ---------------------------------------------------------------------- hostile lines (issue 20)
+
+
+def status_words(rig):
+    (line,) = rig.ask("status")
+    return dict(w.split("=", 1) for w in line.split()[1:])
+
+
+def test_a_refused_new_in_a_round_changes_nothing():
+    rig = Rig()
+    assert rig.ask("begin " + STARTING_FEN) == ["sync " + STARTING_FEN]
+    got = rig.ask("new x")
+    assert len(got) == 1 and got[0].startswith("err new: ")
+    assert status_words(rig)["round"] == "sync" and rig.link.dialect == "cpp"
+    rig.play("e2e4")  # the round goes on: the board's move reaches the central as CPP says it
+    assert rig.lines() == ["move e2e4"]
+
+
+def test_a_refused_new_outside_a_round_keeps_the_board_silent():
+    rig = Rig()
+    assert rig.ask("feature msg") == ["ok"] and rig.link.dialect == "cpp"
+    assert rig.ask("new x")[0].startswith("err new: ")
+    rig.play("e2e4")
+    assert rig.lines() == []  # CPP outside a round: nothing unasked, not a text `move` line
+    assert rig.link.dialect == "cpp"
+
+
+def test_end_outside_a_round_does_not_end_the_boards_game():
+    rig = Rig()
+    assert rig.ask("end draw") == []  # CPP: no answer
+    assert status_words(rig)["phase"] == "play" and rig.game.result == "*"
+    rig.play("e2e4")  # and the board still reads moves
+    assert rig.game.uci_moves() == ["e2e4"]
+
+
+def test_a_bad_chesslink_message_in_a_round_changes_nothing():
+    rig = Rig()
+    assert rig.ask("begin " + STARTING_FEN) == ["sync " + STARTING_FEN]
+    rig.send("S00\n")  # an S, then a block check that is not the S's (53): ignored
+    rig.run(100)
+    assert rig.lines() == []  # no status report, then or at any scan after
+    assert rig.link.dialect == "cpp" and rig.link.cpp.round
+    rig.play("e2e4")
+    assert rig.lines() == ["move e2e4"]
+
+
+def test_hostile_lines_over_the_port_change_nothing(tmp_path):
+    """The same lines as a user types them into tools/sim_terminal.py --serial's port."""
+    import queue
+
+    from chesslink_client import PtyTransport
+    from companion_rig import SimBoard, dump
+
+    path = str(tmp_path / "board")
+    sim = SimBoard(path)
+    port = PtyTransport(path)
+    got = queue.Queue()
+    text = bytearray()
+
+    def lines(data):
+        text.extend(data)
+        while b"\n" in text:
+            i = text.index(b"\n")
+            got.put(bytes(text[:i]).decode())
+            del text[: i + 1]
+
+    def ask(line, timeout=5.0):
+        port.write((line + "\n").encode())
+        return got.get(timeout=timeout)
+
+    def quiet(seconds=0.5):
+        try:
+            return got.get(timeout=seconds)
+        except queue.Empty:
+            return None
+
+    port.attach(lines)
+    try:
+        port.write(b"end draw\n")
+        assert quiet() is None  # CPP: no answer ...
+        status = ask("status")
+        assert " phase=play " in status and " result=* " in status, status  # ... and no draw
+        assert ask("begin " + STARTING_FEN) == "sync " + STARTING_FEN
+        assert ask("new x").startswith("err new: ")
+        port.write(b"S00\n")
+        assert quiet() is None
+        assert "round=sync" in ask("status"), dump(sim)
+        sim.send("move e2 e4")
+        assert got.get(timeout=5) == "move e2e4"  # the round goes on, in CPP's words
+    finally:
+        port.close()
+        sim.stop()

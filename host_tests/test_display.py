@@ -1,4 +1,4 @@
-"""The display policy: what each square says in each situation of SPEC section 4 (frames asserted
+"""The display policy: what each square says in each situation of docs/spec.md section 4 (frames asserted
 square by square, driven through the real referee)."""
 from core import signals as S
 from core.display import Display

@@ -1,4 +1,4 @@
-"""Knocked pieces (SPEC 3, "knocked or misplaced pieces"): what the reed switches can tell of an accident.
+"""Knocked pieces (docs/spec.md section 3, "knocked or misplaced pieces"): what the reed switches can tell of an accident.
 
 A sleeve that sweeps over the board knocks several pieces over within a few milliseconds; a hand
 lifts one piece at a time, 100 ms or more apart even with both hands. The referee reads lifts less

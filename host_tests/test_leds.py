@@ -81,7 +81,7 @@ def test_rgb_signals_tell_apart_during_play():
 
 
 def test_docstring_table_matches_the_tables():
-    # The README's signal table is made from this docstring: keep it true.
+    # docs/leds.md's signal table is made from this docstring: keep it true.
     rows = [line for line in leds.__doc__.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert [r.split("|")[1].strip() for r in rows] == list(S.NAMES)
     for code, row in enumerate(rows):

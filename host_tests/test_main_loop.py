@@ -169,7 +169,7 @@ def test_a_full_game_with_leds_saves_latency_and_a_reboot(main_module, capsys):
     place_at = hands.t
     while not board.app.referee.game.moves:
         hands.run(5)
-        assert hands.t - place_at <= 500, "SPEC 3: a move commits within 500 ms"
+        assert hands.t - place_at <= 500, "docs/spec.md section 3: a move commits within 500 ms"
     commit_ms = hands.t - place_at
     hands.run(300)
     assert GameStore("game.sav").load()[1] == ["e2e4"]

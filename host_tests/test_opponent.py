@@ -220,6 +220,28 @@ def test_a_game_against_the_board_survives_a_power_cut():
     assert again.until_the_board_moves() == reply  # level 1 is a fixed depth: the same move
 
 
+def test_the_engine_waits_while_the_board_reads_its_move_from_the_pieces():
+    # docs/power-up.md: the board (white, level 1) took on b5 or f7 with its bishop, the player
+    # carried the move out, and the power went before the save. At power-up the board asks which;
+    # its engine must not pick a move of its own meanwhile (only that one would be accepted).
+    from core.game import Game
+
+    fen = "4k3/5p2/8/1p6/2B5/8/8/4K3 w - - 0 1"
+    flash = FakeFlash()
+    store = GameStore("game.sav", flash)
+    store.opponent = "white 1"
+    store.save(Game(fen), "strict")
+    occupied = [parse_square(n) for n in ("e8", "f7", "b5", "e1")]
+    table = Table(store=GameStore("game.sav", flash), occupied=occupied)
+    assert table.app.opponent.colour == WHITE
+    table.wait(3000)
+    assert any(t.startswith("the last move was not saved: the bishop from c4") for t in table.said), table.said
+    assert table.ref.remote == 0 and table.app.opponent.thinking_steps == 0
+    table.hands(("lift", "f7"), ("place", "f7"), pause=600)
+    assert "read the last move, c4-f7, from the board" in table.said
+    assert table.ref.game.uci_moves() == ["c4f7"] and table.errors() == []
+
+
 def test_a_saved_opponent_line_is_checked():
     import pytest
     from store import StoreError

@@ -62,7 +62,7 @@ def test_without_knocks_the_board_never_flags_an_error(mode):
 
 @pytest.mark.parametrize("mode", ["strict", "casual"])
 def test_straightening_pieces_never_flags_an_error(mode):
-    """SPEC 3: hands that adjust every kind of piece now and then (held 0.2-3 s), pieces nothing
+    """docs/spec.md section 3: hands that adjust every kind of piece now and then (held 0.2-3 s), pieces nothing
     can happen to included, get no error line and the game is read exactly (issue 11)."""
     stats = {}
     for seed in range(4):

@@ -1,4 +1,4 @@
-"""SPEC section 3, row by row: physical transcripts in, the moves (and errors) the board must read.
+"""docs/spec.md section 3, row by row: physical transcripts in, the moves (and errors) the board must read.
 
 Every transcript runs through the firmware's debouncer and referee at its scan period (tools/
 transcript.py, as tools/replay.py does), clean and again with bouncing contacts added to every
@@ -179,7 +179,7 @@ def test_adjust_in_casual_mode_is_nothing():
     assert lines[:-1] == ["move e2e4"]
 
 
-# SPEC 3: adjusting a piece that nothing can happen to. After 1.e4 (black to move): black's a8 and
+# docs/spec.md section 3: adjusting a piece that nothing can happen to. After 1.e4 (black to move): black's a8 and
 # h8 rooks and the c8 bishop have no legal move; white's a1 and h1 rooks and g2 pawn cannot be taken.
 AFTER_E4 = "1000 lift e2\n1400 place e4\n"
 BLOCKED = "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2"  # d4 and d5 block each other

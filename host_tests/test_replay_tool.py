@@ -1,4 +1,4 @@
-"""tools/replay.py as SPEC section 5 writes it: output lines, headers, --uci, --leds, exit codes."""
+"""tools/replay.py as docs/spec.md section 5 writes it: output lines, headers, --uci, --leds, exit codes."""
 import os
 import subprocess
 import sys
@@ -110,3 +110,57 @@ def test_error_messages_cut_long_input(args, text):
     r = replay(*args, "-", stdin=text) if text is not None else replay(*args)
     assert r.returncode == 2 and r.stdout == ""
     assert 20 < len(r.stderr) < 600, r.stderr[:700]
+
+
+def test_board_one_ply_ahead_of_the_fen_prints_the_move_it_read(tmp_path):
+    # Issue 25: as after a power cut that kept the game one move behind the pieces. The events file
+    # has no transitions: the board is scanned for a few seconds after power-up all the same.
+    path = tmp_path / "none.txt"
+    path.write_text("# the power comes back; nobody touches the board\n")
+    r = replay("--board", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", str(path))
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout.splitlines() == ["read e2e4", "move e2e4", "fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]
+    # Black castled queen-side while the board was off.
+    r = replay("--fen", "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", "--board", "2kr3r/8/8/8/8/8/8/R3K2R", str(path))
+    assert r.stdout.splitlines()[:2] == ["read e8c8", "move e8c8"]
+
+
+def test_board_with_two_captures_waits_for_the_gesture(tmp_path):
+    fen = "4k3/5p2/8/1p6/2B5/8/8/4K3 w - - 0 1"
+    placement = "4k3/5p2/8/1p6/8/8/8/4K3"  # the bishop took on b5 or on f7: the squares look alike
+    still = tmp_path / "still.txt"
+    still.write_text("")
+    r = replay("--fen", fen, "--board", placement, str(still))
+    assert r.stdout.splitlines() == ["choose c4 b5 f7", "fen " + fen]
+    gesture = tmp_path / "gesture.txt"
+    gesture.write_text("1000 lift b5\n1400 place b5\n")  # lift the bishop where it stands, put it back
+    r = replay("--fen", fen, "--board", placement, str(gesture))
+    assert r.stdout.splitlines() == ["choose c4 b5 f7", "read c4b5", "move c4b5", "fen 4k3/5p2/8/1B6/8/8/8/4K3 b - - 0 1"]
+
+
+def test_board_two_plies_ahead_is_guided_back(tmp_path):
+    path = tmp_path / "none.txt"
+    path.write_text("")
+    r = replay("--leds", "--board", "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR", str(path))
+    lines = r.stdout.splitlines()
+    assert lines[0] == "leds 0 e2:place-here e4:remove e5:remove e7:place-here"
+    assert not any(line.startswith(("read", "move", "choose")) for line in lines), lines
+    assert lines[-1] == "fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+@pytest.mark.parametrize(
+    "placement,message",
+    [
+        ("8/8/8/8/8/8/8", "needs 8 ranks"),
+        ("9/8/8/8/8/8/8/8", "neither a piece"),
+        ("ppppppppp/8/8/8/8/8/8/8", "has 9 squares"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN", "has 7 squares"),
+    ],
+)
+def test_bad_board_placement_exits_2(tmp_path, placement, message):
+    path = tmp_path / "none.txt"
+    path.write_text("")
+    r = replay("--board", placement, str(path))
+    assert r.returncode == 2 and r.stdout == "" and message in r.stderr, r.stderr
+    r = replay("--uci", "--board", "8/8/8/8/8/8/8/8", "e2e4")
+    assert r.returncode == 2 and r.stdout == "" and "--board" in r.stderr

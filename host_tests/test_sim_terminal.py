@@ -92,7 +92,7 @@ def test_a_knocked_piece_is_shown_and_put_back():
     term, out = terminal()
     play(term, out, "move e2 e4")
     # Black to move: a white piece falling off the board cannot be part of black's move. Nothing
-    # can happen to it, so it is no error (SPEC 3: it may be a piece being straightened); after
+    # can happen to it, so it is no error (docs/spec.md section 3: it may be a piece being straightened); after
     # 3 s off its square the LEDs show where it belongs.
     text = play(term, out, "knock a2")
     assert "error" not in text
@@ -230,3 +230,40 @@ def test_state_json_reports_leds_in_square_order():
 def test_set_fen_refuses_a_bad_position(fen):
     sim = board_sim.BoardSim()
     assert sim.set_fen(fen).startswith("bad FEN")
+
+
+def test_leds_name_what_a_pc_program_lights():
+    """A ChessLink host drives the LEDs (its L message): `leds`, `show` and the page's frame name
+    what they show, not the board's own signals underneath."""
+    from chesslink_client import Codec, led_message
+    from link import Link
+
+    term, out = terminal()
+    play(term, out, "move e2 e4")  # the board's own last-move signal on e2 and e4
+    sent = []
+    link = Link(term.sim.app, sent.append, sent.append)
+    link.feed(Codec().encode(led_message(["g1", "f3"])))
+    text = play(term, out, "wait 20", "leds", "show")
+    lit = dict(line.split()[:2] for line in text.splitlines() if re.match(r"^[a-h][1-8] ", line))
+    assert lit == {"g1": "remote-move", "f3": "remote-move"}
+    assert "leds: g1:remote-move f3:remote-move" in text
+    assert signal(term, "g1") == signal(term, "f3") != signal(term, "e4")
+
+
+def test_power_cycles_keep_the_game_and_read_a_move_the_save_did_not_reach():
+    # docs/power-up.md: the simulators' flash keeps the saved game across `power`, as the Pico's.
+    term, out = terminal()
+    text = play(term, out, "move e2 e4", "power")
+    assert "console: resuming the saved game after 1 moves" in text, text
+    # Black moves and the power goes 30 ms later, before the move is committed, let alone saved.
+    text = play(term, out, "move e7 e5; power")
+    assert text.splitlines()[-2:] == ["console: read the last move, e7-e5, from the board", "move e7e5"], text
+    # Two captures by the bishop look alike on the switches: the board asks, the player lifts it
+    # where it stands (f7) and puts it back.
+    play(term, out, "fen 4k3/5p2/8/1p6/2B5/8/8/4K3 w - - 0 1", "wait 600", "move c4 f7; power")
+    text = out.getvalue()
+    assert "console: the last move was not saved: the bishop from c4 took on b5 or f7" in text, text
+    assert (signal(term, "c4"), signal(term, "b5"), signal(term, "f7")) == ("*", "x", "x")
+    text = play(term, out, "tap f7")
+    assert "console: read the last move, c4-f7, from the board" in text and "move c4f7" in text, text
+    assert term.sim.game_state()["uci"] == ["c4f7"]

@@ -1,4 +1,4 @@
-"""The hand-written SPEC 3 transcripts through tools/replay.py (the same files run on MicroPython
+"""The hand-written docs/spec.md section 3 transcripts through tools/replay.py (the same files run on MicroPython
 through the whole firmware in host_tests/portable/test_transcripts.py)."""
 import os
 import subprocess

@@ -3,7 +3,9 @@ python-chess's perft speed measured in the same run as the reference, and the bo
 over 10,000+ moves played by simulated hands.
 
 The Pico column is measured on the emulated RP2040 (tools/bench_pico.py: the official MicroPython
-rp2 build on rp2040js, the firmware of `make flash` on its flash), not estimated.
+rp2 build on rp2040js, the firmware of `make flash` on its flash), not estimated. Under the table
+come the same keys as docs/figures.md records them (tools/figures_page.py), so a figure this run
+moves shows beside the page's.
 
     python3 tools/bench.py [--quick] [--only pico]
 --only pico runs the chip's figures alone (about 2 minutes).
@@ -12,6 +14,9 @@ import os
 import subprocess
 import sys
 import time
+
+import bench_pico  # its NOT_MEASURED exit status
+import figures_page  # docs/figures.md's figures, printed beside this run's
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
@@ -89,6 +94,8 @@ def misreads(target_moves, knock_rate, seed=50000, adjust_rate=0.0, stats=None):
 def pico_figures():
     """The chip's figures (tools/bench_pico.py), or ({}, [], reason) when the emulator cannot run."""
     r = subprocess.run([sys.executable, "tools/bench_pico.py"], capture_output=True, text=True, cwd=ROOT)
+    if r.returncode == bench_pico.NOT_MEASURED:
+        return {}, [], r.stderr.strip().splitlines()[-1]
     if r.returncode != 0:
         return {}, [], (r.stderr.strip().splitlines() or ["exit status %d" % r.returncode])[-1]
     figures, order = {}, []
@@ -106,7 +113,8 @@ def main():
     if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1 :][:1] == ["pico"]:
         pico, order, problem = pico_figures()
         if problem:
-            raise SystemExit("bench: the emulated Pico did not run: " + problem)
+            print("Pico: " + problem)
+            return
         for key in order:
             value, unit, note = pico[key]
             print("%-30s %14s  %s" % (key, "%s %s" % (value, unit), note))
@@ -125,13 +133,22 @@ def main():
             continue
         value, unit, note = cp.get(key, ("-", "", ""))
         mvalue, munit, mnote = mp.get(key, ("-", "", ""))
-        pvalue, punit, pnote = pico.get(key, ("-", "", ""))
+        pvalue, punit, pnote = pico.get(key, ("not measured" if problem else "-", "", ""))
         what = (mnote if value == "n/a" else note or mnote) or pnote
         if pnote and key in pico and (note or mnote) and pnote != (note or mnote):
             what += "; Pico: " + pnote
         print("%-30s %14s %14s %14s  %s" % (key, ("%s %s" % (value, unit)).strip(), ("%s %s" % (mvalue, munit)).strip(), ("%s %s" % (pvalue, punit)).strip(), what))
     if problem:
-        print("Pico column empty: the emulated Pico did not run (%s)" % problem)
+        print("Pico column not measured: %s" % problem)
+    # The page the figures live on, beside this run: a row this run moves is the page's to update.
+    page = figures_page.recorded()
+    shown = [key for key in order if key in page]
+    if shown:
+        print()
+        print("As docs/figures.md records them (Pico: when, and on which MicroPython build):")
+        for key in shown:
+            r = page[key]
+            print("%-30s %14s %14s %14s  %s" % (key, r["CPython"] or "-", r["MicroPython unix"] or "-", r["Pico"] or "-", r["Pico measured"]))
     print()
     depth = 2 if quick else 3
     pc = python_chess_perft(depth)
@@ -156,7 +173,7 @@ def main():
         "hesitations, swaps, every capture/en-passant/castling order, taps, takebacks, knocked pieces): "
         "%d misread (%.3f%%), %.1f s" % (moves, games, misread, 100.0 * misread / moves, dt)
     )
-    # Hands that straighten a piece before 30% of the moves, every kind (issue 11): pieces nothing
+    # Hands that straighten a piece before 30% of the moves, every kind: pieces nothing
     # can happen to (held 0.2-3 s) in both modes, any piece in casual mode.
     adjusted = {}
     moves, games, misread, errors, dt = misreads(1000 if quick else 3000, knock_rate=0, seed=90000, adjust_rate=0.3, stats=adjusted)

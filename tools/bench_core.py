@@ -209,6 +209,39 @@ def bench_referee(repeat):
     emit("referee_place_to_commit", "%.1f" % (t_commit / repeat * 1e6), "us", "last place -> committed move, status, new frame")
 
 
+def bench_power_up(repeat):
+    """What resuming the saved game costs the referee at power-up (docs/power-up.md), in a busy
+    middlegame: with the pieces as the game has them (the usual power-up), and one quiet move
+    ahead of it (the board reads the move: the legal moves and the check of the moved pieces')."""
+    saved = Game(MIDDLEGAME)
+    same = bytearray(64)
+    saved.position.occupancy_into(same)
+    ahead = bytearray(same)
+    ahead[parse_square("f3")] = 0
+    ahead[parse_square("e5")] = 1  # Nf3-e5
+    ref = Referee(Game(MIDDLEGAME))
+    ref.start(ahead, 0)
+    ref.resume_game(Game(MIDDLEGAME), 0)  # loads core/resume.py once: the import is not timed
+    t_same = 0.0
+    t_ahead = 0.0
+    for _ in range(repeat):
+        for occ, ahead_now in ((same, False), (ahead, True)):
+            game = Game(MIDDLEGAME)  # a game fresh from the flash: its legal moves not made yet
+            ref = Referee(Game(MIDDLEGAME))
+            ref.start(occ, 0)
+            t0 = ticks_us()
+            ref.resume_game(game, 0)
+            t = seconds(t0)
+            if ahead_now:
+                assert ref.pending and ref.reading, "the move was not read"
+                t_ahead += t
+            else:
+                assert ref.reading is None
+                t_same += t
+    emit("power_up_resume", "%.1f" % (t_same / repeat * 1e6), "us", "the saved game onto a board that matches it")
+    emit("power_up_read_move", "%.1f" % (t_ahead / repeat * 1e6), "us", "the same, the pieces one move ahead: the move found")
+
+
 class _Row:
     """A row pin that costs what a real Pin.value() call costs in Python (one method call); the
     electrical fake in hardware/fake.py models far more and would time itself, not the scanner."""
@@ -320,6 +353,7 @@ def main():
     bench_referee(5 if mp else 50)
     bench_scan(200 if mp else 2000)
     bench_idle_step(200 if mp else 2000)
+    bench_power_up(5 if mp else 50)
 
 
 main()

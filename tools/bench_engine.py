@@ -38,10 +38,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 STOCKFISH = os.environ.get("STOCKFISH") or "/usr/games/stockfish"
-# Measured with tools/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython 1.27.0):
-# the engine thinking inside the board's scan loop (half of each 5 ms scan period), with its hot
-# paths native (engine/native.py). Used when the emulator is not available here.
+# Measured with tools/engine_speed.py on the emulated Pico (rp2040js 1.4.1, MicroPython RPI_PICO
+# v1.27.0) on 2026-12-01: the engine thinking inside the board's scan loop (half of each 5 ms scan
+# period), hot paths native (engine/native.py). The matches' node budget when the chip cannot boot
+# here (docs/figures.md, which host_tests/test_readme.py keeps equal to this); the output then says
+# the budget is this recorded figure, not a new one.
 EMULATED_PICO_NPS = 1127
+EMULATED_PICO_NPS_MEASURED = "2026-12-01, MicroPython RPI_PICO v1.27.0 on rp2040js 1.4.1"
 # A position Stockfish already gives up as lost by this much (centipawns) before the engine's move:
 # pieces still fall there whatever it plays, so the hung pieces are also counted without these.
 LOST = 300
@@ -72,7 +75,13 @@ def figures(text):
 def chip_speed():
     """(figures, where): the engine's speed on the emulated Pico, else the unix port's."""
     emu = os.path.join(ROOT, "tools", "emu", "run.py")
-    if os.path.exists(emu):
+    sys.path.insert(0, os.path.dirname(emu))
+    import chip  # tools/emu/chip.py: are the chip's two input files there?
+
+    problem = chip.inputs_problem()
+    if problem:
+        sys.stderr.write("bench_engine: engine speed on the Pico not measured: %s\n" % problem)
+    else:
         r = subprocess.run(
             [sys.executable, emu, os.path.join(ROOT, "tools", "engine_speed.py"), "--no-main", "--limit-s", "120"],
             capture_output=True,
@@ -268,7 +277,7 @@ def main(argv=None):
             print("%s %d %s  # %s, %s" % (name, value, unit, note, where))
         # What the board searches while it also scans: the budget of a move on the board.
         nps = speed["thinking_nps"][0] if where == "emulated Pico" else EMULATED_PICO_NPS
-        where = where if where == "emulated Pico" else "last emulated-Pico measurement (EMULATED_PICO_NPS)"
+        where = where if where == "emulated Pico" else "NOT measured now: the emulated Pico's figure of %s" % EMULATED_PICO_NPS_MEASURED
     print("pico_nps %d nodes/s  # %s: the node budgets below" % (nps, where))
     if not os.path.exists(STOCKFISH):
         print("engine_match: skipped (no Stockfish at %s; apt install stockfish)" % STOCKFISH)

@@ -107,7 +107,7 @@ def find_port(mpremote):
         return None, (
             "no Pico found on USB. Plug it in; if it has no MicroPython yet, hold BOOTSEL while "
             "plugging it in and copy the RPI_PICO .uf2 of MicroPython 1.27 onto the RPI-RP2 drive "
-            "(README: Installing MicroPython). Or name the port: make flash PORT=/dev/ttyACM0"
+            "(docs/flashing.md). Or name the port: make flash PORT=/dev/ttyACM0"
         )
     if len(ports) > 1:
         return None, "%d Picos found (%s): choose one with make flash PORT=..." % (len(ports), ", ".join(ports))

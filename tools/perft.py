@@ -1,4 +1,4 @@
-"""Count the legal move tree of a position with the firmware's own rules core (SPEC section 5).
+"""Count the legal move tree of a position with the firmware's own rules core (docs/spec.md section 5).
 
     python3 tools/perft.py [--divide] [--bulk] [--plain] [--runtime cpython|micropython] FEN DEPTH
 

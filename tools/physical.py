@@ -1,6 +1,6 @@
 """Physical transcripts of random legal games: how two people's hands would play them on the board.
 
-Each move becomes lifts and places in one of the orders players use (SPEC section 3), with what
+Each move becomes lifts and places in one of the orders players use (docs/spec.md section 3), with what
 real hands and reed switches add: contact bounce, a hovering hand's chatter, slides across the
 squares on the way, swaps, pauses of seconds with a piece in the air, promotion taps to choose the
 piece, hesitations (a piece set down on another square for under 150 ms), adjustments (any piece in

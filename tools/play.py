@@ -1,4 +1,4 @@
-"""The PC companion: play an engine or Lichess on the board (SPEC 8). `make play` runs it.
+"""The PC companion: play an engine or Lichess on the board (docs/spec.md section 8). `make play` runs it.
 
     python3 tools/play.py engine [--elo N | --time S | --depth N] [--side white|black|random]
                                  [--engine CMD] [--strict] [--port DEV] [--pgn FILE]

@@ -1,6 +1,6 @@
-"""Replay a physical transcript, or UCI moves, through the firmware's own core (SPEC section 5).
+"""Replay a physical transcript, or UCI moves, through the firmware's own core (docs/spec.md section 5).
 
-    python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--clock CONTROL] [--leds] EVENTS_FILE
+    python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--clock CONTROL] [--leds] [--board PLACEMENT] EVENTS_FILE
     python3 tools/replay.py --uci [--fen FEN] MOVE...
 
 EVENTS_FILE holds `T_MS lift SQ` / `T_MS place SQ` lines (`#` comments, optional `@fen FEN` and
@@ -10,6 +10,11 @@ firmware's scan period and go through its debouncer and referee. Output, one ite
 `undo`, `promote`, `error`, `new`, `claim`, `end`, with a clock `clock WHITE_MS BLACK_MS` after each
 committed move and `penalty SIDE MS`, (`leds` with --leds), and last `fen FEN`.
 Exit status 0, or 2 for unreadable input (a message on stderr and nothing else).
+
+--board PLACEMENT (a FEN's first field) puts pieces on those squares at power-up while the game is
+the FEN's, as after a power cut with the game saved one move behind the pieces: the firmware then
+reads that move from the board (`read UCI` before its `move UCI`) or, when several captures explain
+the squares, says `choose FROM TO...` and waits for the player's gesture (docs/power-up.md).
 """
 import argparse
 import os
@@ -37,10 +42,13 @@ def main(argv=None):
     parser.add_argument("--mode", choices=("strict", "casual"), help="touch-move rules (default: strict)")
     parser.add_argument("--clock", metavar="CONTROL", help="play under a time control, e.g. 5+3 (docs/clock.md)")
     parser.add_argument("--leds", action="store_true", help="also print the LED frame after each change")
+    parser.add_argument("--board", metavar="PLACEMENT", help="squares with pieces at power-up, as a FEN's placement field (default: the FEN's)")
     parser.add_argument("--uci", action="store_true", help="the arguments are UCI moves for the rules core")
     parser.add_argument("input", nargs="*", help="EVENTS_FILE, or the moves with --uci")
     args = parser.parse_args(argv)
     try:
+        if args.uci and args.board is not None:
+            raise transcript.TranscriptError("--board is for an EVENTS_FILE: --uci moves have no board")
         if args.uci:
             for m in args.input:
                 if not _UCI.match(m):
@@ -64,7 +72,8 @@ def main(argv=None):
             clock = args.clock if args.clock is not None else transcript.file_clock(text)
             if clock is not None:
                 transcript.check_clock(clock)
-            lines = transcript.run(fen, mode, events, leds=args.leds, clock=clock)
+            board = None if args.board is None else transcript.placement_occupancy(args.board)
+            lines = transcript.run(fen, mode, events, leds=args.leds, board=board, clock=clock)
     except transcript.TranscriptError as e:
         sys.stderr.write("replay.py: %s\n" % e)
         return 2

@@ -1,4 +1,4 @@
-"""Screenshots of the browser simulator for the README.
+"""Screenshots of the browser simulator for the README and docs/simulators.md.
 
 Usage: .venv/bin/python tools/sim_screenshot.py [OUT_DIR]     (default tools/sim/)
 

@@ -1,6 +1,6 @@
 """The simulated board's USB port: the firmware's own Link on a pseudo-terminal, linked at a path.
 
-`python3 tools/sim_terminal.py --serial LINK` uses this (SPEC 8): the board simulator keeps
+`python3 tools/sim_terminal.py --serial LINK` uses this (docs/spec.md section 8): the board simulator keeps
 taking lift/place commands on standard input while any PC program (the companion, a terminal
 program, pyserial) opens LINK as it would open a Pico's /dev/ttyACM0. What goes over it is what a
 real board speaks: the bytes reach firmware/link.py's Link.feed, its lines come back, and

@@ -26,10 +26,12 @@ and `place SQ`. Commands, one per line; several on one line separated by `;` hap
     clock start|pause|resume           the players' buttons (docs/clock.md)
     engine white|black|none [LEVEL]    the board's own engine plays a side
     wait MS            let MS milliseconds pass
+    power              switch the board off and on: the pieces stay, the game
+                       comes back from its save (docs/power-up.md)
     show               print the board;  leds: each lit LED's colour and MAX7219
     pgn                print the game's PGN;  help;  quit
 
-After each line the simulated clock runs on --settle ms (default 500, the SPEC's commit bound),
+After each line the simulated clock runs on --settle ms (default 500, docs/spec.md section 3's commit bound),
 then the board's events (as tools/replay.py prints them, each error, claim and end followed by a
 `msg` line saying it in plain words) and, unless --quiet, the board are printed:
 every square as two characters, its piece (`.` for empty) and its LED signal (hardware/leds.py:
@@ -54,7 +56,7 @@ GAP_MS = 30  # between the commands of one line: over the 10 ms debounce, well i
 SETTLE_MS = 500
 PIECES = "KQRBNPkqrbnp"
 # Commands that touch the board: the clock runs on --settle ms after a line with one of them.
-_ACTIONS = ("lift", "place", "move", "tap", "knock", "new", "fen", "mode", "clock", "engine")
+_ACTIONS = ("lift", "place", "move", "tap", "knock", "new", "fen", "mode", "power", "clock", "engine")
 
 
 # The commands of the docstring above, and how a line runs them: what `help` prints (80 columns).
@@ -92,7 +94,7 @@ def placement(fen):
 
 class Terminal:
     def __init__(self, fen=None, mode=None, settle=SETTLE_MS, gap=GAP_MS, quiet=False, out=None):
-        self.sim = board_sim.BoardSim(fen=fen, mode=mode)
+        self.sim = board_sim.BoardSim(fen=fen, mode=mode, flash=True)
         self.pieces = placement(fen or STARTING_FEN)
         self.hand = []  # pieces lifted, in order
         self.off = []  # pieces beside the board (captured, knocked off)
@@ -280,6 +282,9 @@ class Terminal:
             if ms < 0:
                 raise CommandError("time does not go back")
             self.sim.wait(ms)
+        elif verb == "power":
+            need(0, "power")
+            self.sim.power_cycle()
         elif verb == "show":
             self.show()
         elif verb == "leds":
@@ -323,7 +328,7 @@ class Terminal:
 
     def show(self):
         self._promotion()
-        frame = self.sim.app.frame
+        frame = self.sim.app.shown_frame()  # a PC program's LEDs while it drives them
         for text in leds.render_text(frame, "".join(self.pieces)):
             self.say(text)
         g = self.sim.game_state()
@@ -350,7 +355,7 @@ class Terminal:
     def show_leds(self):
         px = self.sim.pixels()
         mono = self.sim.mono_lit()
-        frame = self.sim.app.frame
+        frame = self.sim.app.shown_frame()  # a PC program's LEDs while it drives them
         any_lit = False
         for sq in range(64):
             if frame[sq] or px[6 * sq:6 * sq + 6] != "000000" or mono[sq] == "1":
@@ -377,7 +382,7 @@ def main(argv=None):
                         help="ms between the commands of one line (default %d)" % GAP_MS)
     parser.add_argument("-q", "--quiet", action="store_true", help="print the board only on `show`")
     parser.add_argument("--serial", metavar="LINK",
-                        help="put the board's USB link on a pseudo-terminal linked at LINK (SPEC 8): "
+                        help="put the board's USB link on a pseudo-terminal linked at LINK (docs/spec.md section 8): "
                         "the board runs in real time; `unplug` and `plug` pull and put back its cable")
     args = parser.parse_args(argv)
     interactive = sys.stdin.isatty()

@@ -1,5 +1,5 @@
 """Physical transcripts: read `T_MS lift SQ` / `T_MS place SQ` files and play them through the
-firmware's scanner period, debouncer, referee and display, as the board would (SPEC section 5).
+firmware's scanner period, debouncer, referee and display, as the board would (docs/spec.md section 5).
 
 Used by tools/replay.py, the tests and the transcript generator. Host-side (CPython) only.
 """
@@ -116,6 +116,31 @@ def check_fen(fen):
         raise TranscriptError("bad FEN %s: %s" % (shown(fen, 100), e))
 
 
+def placement_occupancy(text):
+    """bytearray(64) of 0/1 (index 0 = a1) from a FEN's piece placement field, e.g.
+    'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR': which squares have a piece (the board's
+    switches cannot tell which). Raises TranscriptError saying what is wrong."""
+    ranks = text.strip().split("/")
+    if len(ranks) != 8:
+        raise TranscriptError("placement %s: needs 8 ranks separated by /, has %d" % (shown(text, 100), len(ranks)))
+    occ = bytearray(64)
+    for i, rank in enumerate(ranks):
+        row = 7 - i  # the placement starts with rank 8
+        file = 0
+        for c in rank:
+            if c in "12345678":
+                file += int(c)
+            elif c in "pnbrqkPNBRQK":
+                if file < 8:
+                    occ[row * 8 + file] = 1
+                file += 1
+            else:
+                raise TranscriptError("placement %s: %s is neither a piece nor a count of empty squares" % (shown(text, 100), shown(c)))
+        if file != 8:
+            raise TranscriptError("placement %s: rank %d has %d squares, not 8" % (shown(text, 100), 8 - i, file))
+    return occ
+
+
 def frame_text(frame):
     """`a1:quiet e4:capture ...` for the squares that are lit."""
     return " ".join("%s:%s" % (square_name(sq), signals.NAMES[frame[sq]]) for sq in range(64) if frame[sq])
@@ -124,7 +149,11 @@ def frame_text(frame):
 class Board:
     """The firmware's pure pipeline with a physical board in front of it, on a simulated clock."""
 
-    def __init__(self, fen=STARTING_FEN, mode=STRICT, settings=SETTINGS, clock=None):
+    def __init__(self, fen=STARTING_FEN, mode=STRICT, settings=SETTINGS, board=None, clock=None):
+        """board: bytearray(64) of the squares with pieces at power-up, when they differ from the
+        game's position (as after a power cut: the game is the saved one, resumed as the firmware
+        resumes it, docs/power-up.md); None: the pieces stand as the game has them. clock: a time
+        control (core/clock.py's notation) set before the first move, or None."""
         self.settings = settings
         self.period = settings.scan_period_ms
         self.debouncer = DeferPerSquare(settings.debounce_ms)
@@ -136,9 +165,13 @@ class Board:
         self.display = Display()
         self.raw = bytearray(64)
         self.referee.game.position.occupancy_into(self.raw)
+        if board is not None:
+            self.raw[:] = board
         self.now = 0
         self.debouncer.reset(self.raw, 0)
         self.referee.start(self.raw, 0)
+        if board is not None:
+            self.referee.resume_game(self.referee.game, 0)
         self.frame = bytes(self.display.render(self.referee))
 
     def scan_until(self, t_ms, on_output=None, on_frame=None):
@@ -171,10 +204,11 @@ class Board:
         self.raw[square] = occupied
 
 
-def run(fen, mode, events, leds=False, clock=None):
-    """Play a parsed transcript; returns the output lines (SPEC section 5). clock: a time control
-    (core/clock.py), adding the `clock`, `penalty` and flag `end` lines (SPEC section 10)."""
-    board = Board(fen, mode, clock=clock)
+def run(fen, mode, events, leds=False, board=None, clock=None):
+    """Play a parsed transcript; returns the output lines (docs/spec.md section 5). board: the
+    occupied squares at power-up, when not the FEN's (Board). clock: a time control (core/clock.py),
+    adding the `clock`, `penalty` and flag `end` lines (docs/spec.md section 10)."""
+    board = Board(fen, mode, board=board, clock=clock)
     lines = []
 
     def output(t, ev):
@@ -186,6 +220,8 @@ def run(fen, mode, events, leds=False, clock=None):
     on_frame = frame if leds else None
     if leds:
         lines.append(("leds 0 %s" % frame_text(board.frame)).rstrip())
+    for ev in board.referee.out:
+        output(0, ev)  # what the power-up said (Board's `board`): a `choose` line
     for t, occupied, square in events:
         board.scan_until(t, output, on_frame)
         board.apply(occupied, square)

@@ -135,3 +135,38 @@ def illegal_completed(ref, now):
     c.add(1 - side, ms)
     ref.out.append(("penalty", "b" if side == 0 else "w", ms))
     ref.version += 1
+
+
+def check(ref, now, lifted):
+    """Called by the referee with a clock: every scan while its time is up or an error shows
+    (lifted -1), and at a lift while an error shows (lifted: the square). Lets the flag fall, or
+    completes the illegal move on the board once it has stood ref.illegal_ms unchanged, or when the
+    opponent lifts a piece of theirs (their turn has begun)."""
+    c = ref.clock
+    if lifted < 0 and c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due:
+        flag_fall(ref, now)
+    error = ref.error
+    if error is None or ref.illegal_penalised or error[0] != "illegal":
+        return
+    if lifted >= 0:
+        pos = ref.game.position
+        piece = pos.piece_at(lifted)
+        if piece and piece & BLACK != pos.side and lifted not in error[1]:
+            illegal_completed(ref, now)
+    elif ((now - ref.last_change) & 0x3FFFFFFF) >= ref.illegal_ms:
+        illegal_completed(ref, now)
+
+
+def deadline(ref, t):
+    """The earlier of t (or None) and when check() may next act by itself (Referee.next_deadline)."""
+    c = ref.clock
+    if c.running:
+        d = c.turn_at + c.due
+        if t is None or d < t:
+            t = d
+    error = ref.error
+    if error is not None and not ref.illegal_penalised and error[0] == "illegal":
+        d = ref.last_change + ref.illegal_ms
+        if t is None or d < t:
+            t = d
+    return t

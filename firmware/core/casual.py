@@ -1,4 +1,4 @@
-# Casual mode's readings of a board that matches no legal move (SPEC 3): the last move being taken
+# Casual mode's readings of a board that matches no legal move (docs/spec.md section 3): the last move being taken
 # back (the position before it set up again), or a rook move that was the first half of rook-first
 # castling, the king now following.
 #

@@ -53,6 +53,14 @@ def _minutes(text):
     return _number(text, "minutes") * 60000
 
 
+def make(control):
+    """A Clock for a control's text, or None for no clock (None, "", "none", "off", "-")."""
+    if control is None:
+        return None
+    periods = parse_control(control)
+    return Clock(periods) if periods else None
+
+
 def parse_control(text):
     """The periods of a time control written as above: a tuple of (time_ms, moves or 0, kind,
     extra_ms) per period, or () for "none"/"". Raises ValueError saying what is wrong."""

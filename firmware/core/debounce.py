@@ -11,7 +11,7 @@
 # The split with the referee: this class answers only "is the contact closed or open?". A piece
 # slid across the board really does close the switches it passes for tens of milliseconds, and
 # those closures ARE reported here (a place and a lift); reading them as a slide is the referee's
-# job (SPEC 3: "a placement undone within 150 ms never becomes a move"). Only changes shorter
+# job (docs/spec.md section 3: "a placement undone within 150 ms never becomes a move"). Only changes shorter
 # than debounce_ms - contact bounce and hand chatter - are swallowed here.
 #
 # Time: now_ms is passed in by the caller; the class never reads a clock. Either monotonically

@@ -1,4 +1,4 @@
-# What to light: the referee and the game in, one signal per square out (SPEC section 4).
+# What to light: the referee and the game in, one signal per square out (docs/spec.md section 4).
 #
 # Pure policy: it decides *what* each square says (core/signals.py); the LED drivers in
 # firmware/hardware/ decide how that looks (a colour on a WS2812B, a blink pattern on a MAX7219).
@@ -16,7 +16,7 @@ _PROMOTION_SIGNAL = (0, 0, S.PROMOTE_KNIGHT, S.PROMOTE_BISHOP, S.PROMOTE_ROOK, S
 class Display:
     """Fills a bytearray(64) frame (index 0 = a1) from the referee's state."""
 
-    # Show the last move's from and to squares dimly (SPEC 4 makes it optional).
+    # Show the last move's from and to squares dimly (docs/spec.md section 4 makes it optional).
     show_last_move = True
 
     def __init__(self):
@@ -56,7 +56,10 @@ class Display:
             put(referee.promotion_square, _PROMOTION_SIGNAL[move_promotion(last)])
         if referee.phase == PLAY and not game.is_over():
             ob = referee.obligation()
-            self._hand(referee, ob)
+            if referee.reading is not None:
+                self._reading(referee)
+            else:
+                self._hand(referee, ob)
             if ob is not None and referee.occ[ob[1]]:
                 put(ob[1], S.TOUCHED)  # shown once the touched piece is back on its square
         # Where the board differs from the game: in an error, during set-up, and while a piece the
@@ -95,6 +98,18 @@ class Display:
         else:
             put(kw, S.DRAW)
             put(kb, S.DRAW)
+
+    def _reading(self, referee):
+        """At power-up, pieces one move ahead of the saved game (Referee.resume_game): the square
+        the piece left, and where the moves the board can read take it: for captures by one piece,
+        the squares the player chooses among by lifting the piece where it stands."""
+        put = self._put
+        for sq in referee.emptied:
+            put(sq, S.LIFTED)
+        base = referee.base
+        for m in referee.reading:
+            t = move_to(m)
+            put(t, S.CAPTURE if base[t] else S.QUIET)
 
     def _hand(self, referee, ob):
         """Pieces in the air: the lifted piece's legal destinations, or what finishes a half-made

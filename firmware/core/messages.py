@@ -1,6 +1,6 @@
 # Plain words for the board's event lines: what a person reads beside `error mismatch f1 b8 c4`.
 #
-# The machine-readable lines (SPEC 5: `move UCI`, `error KIND SQ...`, `end RESULT REASON` ...) stay
+# The machine-readable lines (docs/spec.md section 5: `move UCI`, `error KIND SQ...`, `end RESULT REASON` ...) stay
 # as they are for programs; explain() adds a sentence for people, e.g. "put the bishop back on f1".
 # One module for every place a person reads the board: its USB console, the simulators (browser
 # and terminal) and the PC companion, so all of them say the same thing in the same words.
@@ -126,6 +126,25 @@ def _error(position, kind, squares):
     return ""
 
 
+def _move_words(uci):
+    """'e2e4' -> 'e2-e4'; 'e7e8q' -> 'e7-e8=Q'."""
+    text = uci[0:2] + "-" + uci[2:4]
+    if len(uci) == 5:
+        text += "=" + uci[4].upper()
+    return text
+
+
+def _choose(position, frm, squares):
+    """At power-up, several captures explain the board (`choose FROM TO...`): which one, and the
+    gesture that says it. position: the saved game's, where the piece still stands on frm."""
+    names = [_name(sq) for sq in squares]
+    where = ", ".join(names[:-1]) + " or " + names[-1]
+    return (
+        "the last move was not saved: the %s from %s took on %s; lift it where it stands and put it "
+        "back (or set up the saved position again)" % (piece_name(position, frm), _name(frm), where)
+    )
+
+
 def explain(line, position):
     """A sentence for a person about one event line (as tools/replay.py prints it), or "" when the
     line needs none (a move; an undo, which the player made or which revises a rook move into
@@ -159,6 +178,16 @@ def explain(line, position):
             "White" if words[1] == "w" else "Black", int(words[2]) // 1000)
     if kind == "new":
         return "new game: the start position was set up"
+    if kind == "read" and len(words) >= 2 and 4 <= len(words[1]) <= 5:
+        return "read the last move, %s, from the board" % _move_words(words[1])
+    if kind == "choose" and len(words) >= 3:
+        squares = []
+        for w in words[1:]:
+            sq = _square(w)
+            if sq < 0:
+                return ""
+            squares.append(sq)
+        return _choose(position, squares[0], squares[1:])
     if kind == "promote" and len(words) >= 2 and len(words[1]) == 5:
         piece = _PROMOTIONS.get(words[1][4])
         if piece:

@@ -1,4 +1,4 @@
-# One scan's way through the pure core: raw occupancy -> debouncer -> referee (SPEC section 3).
+# One scan's way through the pure core: raw occupancy -> debouncer -> referee (docs/spec.md section 3).
 #
 # The Pico's main loop, tools/replay.py and the simulators all call this, so a transcript replayed
 # on a PC goes through exactly the code the board runs.

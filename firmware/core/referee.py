@@ -1,4 +1,4 @@
-# The referee: turns debounced lifts and places into the moves the players mean (SPEC section 3).
+# The referee: turns debounced lifts and places into the moves the players mean (docs/spec.md section 3).
 #
 # The board only knows which squares are occupied. The referee compares that occupancy with the
 # game's position: the squares emptied (E) and filled (F) since the last move. A state that a legal
@@ -14,6 +14,9 @@
 # and with a clock (core/clock.py): ("clock", white_ms, black_ms) after each committed move (the
 # board's press of the clock), ("penalty", side, ms) when a completed illegal move gives the
 # opponent (side "w" or "b") ms more (core/arbiter.py).
+# and at power-up (resume_game, docs/power-up.md): ("choose", from, [to squares]) when the pieces
+# stand as several moves the saved game lacks would leave them, ("read", m) just before the
+# ("move", m) of a move read from the board.
 from micropython import const
 
 from core.game import RESIGNATION, Game
@@ -86,7 +89,7 @@ def _victim(m):
 
 class Referee:
     # A board that matches a legal move and stays still this long commits it. Longer than the
-    # 150 ms a slid piece closes a square it crosses and a swap's overlap (SPEC 3), short enough
+    # 150 ms a slid piece closes a square it crosses and a swap's overlap (docs/spec.md section 3), short enough
     # that the commit feels immediate; the opponent's first lift commits at once anyway.
     commit_ms = 200
     # A lift shorter than this is not a deliberate touch (FIDE 4.2): a magnet in a passing hand or a
@@ -97,7 +100,7 @@ class Referee:
     # For this long after a move, lifting the piece that moved is the mover straightening it.
     adjust_ms = 2000
     # A piece nothing can happen to (no legal move, or the opponent's and not capturable) may be in
-    # the air this long, being straightened, before the LEDs show where it belongs (SPEC 3). Never
+    # the air this long, being straightened, before the LEDs show where it belongs (docs/spec.md section 3). Never
     # an error: no rule is broken and no move is spoilt while it is up.
     hint_ms = 3000
     # Pieces that leave the board within this long of each other were knocked over: a hand lifts one
@@ -106,7 +109,7 @@ class Referee:
     # never a touch (FIDE 4.2: only a deliberate touch binds). One piece falling alone is, to the
     # reed switches, a lift like any other: nothing tells the two apart.
     knock_ms = 20
-    # What a pawn reaching the last rank becomes until it is tapped (SPEC 3: a queen).
+    # What a pawn reaching the last rank becomes until it is tapped (docs/spec.md section 3: a queen).
     promotion = QUEEN
 
     def __init__(self, game=None, mode=STRICT):
@@ -146,8 +149,8 @@ class Referee:
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
-        # The start position set up starts a new game (SPEC 3), unless a PC program rules the game
-        # (a CPP round: SPEC 6): then it is only a board that differs from the game.
+        # The start position set up starts a new game (docs/spec.md section 3), unless a PC program rules the game
+        # (a CPP round: docs/spec.md section 6): then it is only a board that differs from the game.
         self.new_games = True
         # When the board's own engine shows its move, that move is the only one the board accepts
         # (any other is refused and guided back); a PC's move or a hint is only shown.
@@ -162,6 +165,9 @@ class Referee:
         self.illegal_rule = "fide"  # or "lose" (core/arbiter.py)
         self.illegal_count = [0, 0]  # completed illegal moves of white and black
         self.illegal_penalised = False  # the illegal move on the board now was penalised
+        # At power-up, the moves the saved game lacks that the pieces stand as (resume_game), until
+        # one is played or the board is the saved game again; None otherwise.
+        self.reading = None
         self.version = 0  # counts changes of what the board should show, so the LEDs redraw only then
         self._sync_base()
         self.occ[:] = self.base
@@ -193,6 +199,35 @@ class Referee:
         self.last_change = now
         self._recompute()
 
+    def resume_game(self, game, now=0):
+        """Carry on with the saved game at power-up (docs/power-up.md). When the pieces stand as one
+        legal move of it would leave them, the save did not reach that move (a power cut just
+        after it, or a move made while the board was off): the board reads it after commit_ms of
+        stillness, as any move, with a ("read", m) event before its ("move", m). When several
+        moves would (captures by one piece: the victims' squares all read occupied), a ("choose",
+        from, [to...]) event, and the player lifts the piece where it now stands and puts it
+        back. Anything else (two plies, a move the rules refuse) is set up again as load_game()."""
+        self.load_game(game, now)
+        if self.phase != SETUP:
+            return
+        from core.resume import moves_to
+
+        found = moves_to(game, self.occ, self.promotion)
+        if not found:
+            return
+        self.reading = found
+        self.phase = PLAY
+        if len(found) == 1:
+            t = move_to(found[0])
+            if self.base[t]:
+                # A capture with one victim: as though the capturing piece had been lifted off it
+                # and put back, which is how the board tells a capture from a piece in the air.
+                self.was_lifted[t] = 1
+                self.place_seq[t] = self.seq
+        else:
+            self.out.append(("choose", move_from(found[0]), sorted([move_to(m) for m in found])))
+        self._recompute()
+
     def configure(self, settings):
         """Take the game settings of config.Settings: mode, commit delay, default promotion."""
         self.set_mode(settings.mode)
@@ -205,19 +240,14 @@ class Referee:
             self.set_clock(control)
 
     def set_clock(self, control):
-        """Play under a time control (core/clock.py's notation; "none": no clock). Raises ValueError
-        for a control it cannot read, changing nothing. The clock starts at white's first move."""
-        if control is None or control.strip().lower() in ("", "none", "off", "-"):
-            self.clock = None
-        else:
-            from core.clock import Clock, parse_control
+        """A time control (core/clock.py; None or "none": no clock); ValueError changes nothing."""
+        from core.clock import make
 
-            self.clock = Clock(parse_control(control))
+        self.clock = make(control)
         self._reset_clock()
         self.version += 1
 
     def _reset_clock(self):
-        """A new game: the clock back to the control's start, the side to move's time first."""
         self.illegal_count = [0, 0]
         self.illegal_penalised = False
         c = self.clock
@@ -230,20 +260,20 @@ class Referee:
             raise ValueError("mode must be strict or casual, not %r" % (mode,))
         self.mode = mode
 
-    def pgn(self, headers=None):
-        """The game's PGN; with a clock, its TimeControl and a [%clk] after each move (core/clock.py)."""
-        if self.clock is None:
-            return self.game.pgn(headers)
-        from core.clock import pgn
-
-        return pgn(self.game, self.clock, headers)
-
     def choose_promotion(self, piece_type):
         """Change the piece the last promotion gave (from the PC); returns whether it could."""
         if self.promotion_square < 0 or piece_type not in (2, 3, 4, 5):
             return False
         self._set_promotion(piece_type)
         return True
+
+    def end_promotion_choice(self):
+        """The last promotion's piece is final (a PC program has been told of it): a tap no
+        longer changes it. The LEDs stop showing the piece to tap."""
+        if self.promotion_square >= 0:
+            self.promotion_square = -1
+            self._tap = False
+            self.version += 1
 
     def show_remote(self, move):
         """A move sent by the PC (an engine or an online opponent): shown until the player makes it."""
@@ -262,16 +292,8 @@ class Referee:
             return  # nothing changed (a repeated report)
         # The opponent's first lift makes the move the board shows final at once (and a promotion).
         if not occupied:
-            if self.error is not None and self.clock is not None and self.error[0] == ILLEGAL and not self.illegal_penalised:
-                pos = self.game.position
-                piece = pos.piece_at(sq)
-                if piece and piece & BLACK != pos.side and sq not in self.error[1]:
-                    self._illegal_completed(now)  # the opponent takes the turn the illegal move handed over
-                    if self.phase != PLAY:
-                        self.occ[sq] = occupied
-                        self.last_change = now
-                        self._recompute()
-                        return
+            if self.error is not None and self.clock is not None:
+                self._rules(now, sq)  # the opponent's lift may complete an illegal move (core/arbiter.py)
             if self.pending and self.pending_kind == "move" and not self._part_of(self.pending, sq):
                 self._commit(now)
             if sq != self.promotion_square:
@@ -340,19 +362,11 @@ class Referee:
         return bool(last) and _elapsed(now, self.committed_at) < self.adjust_ms and self._part_of(last, sq)
 
     def tick(self, now):
-        """Call every scan: confirms touches, commits what has been still long enough, and with a
-        clock lets a flag fall and completes an illegal move that has stood illegal_ms."""
+        """Call every scan: confirms touches, commits what has been still long enough; with a clock,
+        a flag falls and an illegal move that stood long enough completes (core/arbiter.py)."""
         c = self.clock
-        if c is not None:
-            if c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due:
-                self._flag(now)
-            if (
-                self.error is not None
-                and not self.illegal_penalised
-                and self.error[0] == ILLEGAL
-                and _elapsed(now, self.last_change) >= self.illegal_ms
-            ):
-                self._illegal_completed(now)
+        if c is not None and (self.error is not None or c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due):
+            self._rules(now, -1)
         if not self._n_waiting and self.pending_kind is None and not self.resting and (self.in_progress or self.error is not None):
             return  # nothing can be due: the step of a still board (no lift waiting, no move shown)
         i = 0
@@ -390,16 +404,10 @@ class Referee:
             d = self._lifted_at[self._waiting[i]] + self.touch_ms
             if t is None or d < t:
                 t = d
-        c = self.clock
-        if c is not None:
-            if c.running:
-                d = c.turn_at + c.due
-                if t is None or d < t:
-                    t = d
-            if self.error is not None and not self.illegal_penalised and self.error[0] == ILLEGAL:
-                d = self.last_change + self.illegal_ms
-                if t is None or d < t:
-                    t = d
+        if self.clock is not None:
+            from core.arbiter import deadline
+
+            t = deadline(self, t)
         return t
 
     # ------------------------------------------------------------------ reading the board
@@ -452,10 +460,13 @@ class Referee:
         emptied = self.emptied
         filled = self.filled
         self._differences(changed)
+        if self.reading is not None and occ[move_from(self.reading[0])]:
+            self.reading = None  # at power-up: the piece went back where the saved game has it
         self.pending = 0
         self.pending_kind = None
         if not emptied and not filled:
             # The board is the game: any half-made move has been taken back.
+            self.reading = None  # at power-up: the pieces went back to the saved game
             self.in_progress = True
             self.illegal_penalised = False  # a later illegal move is another one (FIDE 7.5.5)
             self._clear_error()
@@ -502,7 +513,7 @@ class Referee:
                 self.in_progress = True
                 return
             if not filled and self.error is None and self._all_inert(emptied):
-                # Pieces being straightened that no legal move involves: nothing to say yet (SPEC 3).
+                # Pieces being straightened that no legal move involves: nothing to say yet (docs/spec.md section 3).
                 # Once an error shows (a knocked piece), it stays until the board is right again.
                 self.in_progress = True
                 self._clear_error()
@@ -722,6 +733,8 @@ class Referee:
         self.pending_kind = None
         game = self.game
         if kind == "move":
+            if self.reading is not None and self._read(move):
+                self.out.append(("read", move))
             self._push(move, True)
         elif kind == "undo":
             m = game.pop()
@@ -776,6 +789,13 @@ class Referee:
         self.promotion_square = move_to(move) if move_promotion(move) else -1
         self._tap = False
         self._after_position_change(moved=move if synced else 0)
+
+    def _read(self, move):
+        """Is the move one of those resume_game() found on the board (a promotion to any piece)?"""
+        for m in self.reading:
+            if (m & 0x3FFF) == (move & 0x3FFF):
+                return True
+        return False
 
     def _set_promotion(self, piece_type):
         game = self.game
@@ -838,6 +858,7 @@ class Referee:
 
     def _reset_turn(self):
         self.illegal_penalised = False
+        self.reading = None
         self.touched = []
         self._n_waiting = 0
         self.was_lifted[:] = _ZEROS
@@ -887,22 +908,19 @@ class Referee:
         self.out.append(("end", self.game.result, self.game.reason))
         self._recompute()
 
-    def _flag(self, now):
-        from core.arbiter import flag_fall  # loaded the first time a flag may fall
+    def _rules(self, now, lifted):
+        from core.arbiter import check  # loaded the first time a flag may fall or an error shows
 
-        flag_fall(self, now)
-
-    def _illegal_completed(self, now):
-        from core.arbiter import illegal_completed  # loaded the first time an illegal move completes
-
-        illegal_completed(self, now)
+        check(self, now, lifted)
 
 
 def event_text(event):
-    """One output line for an event, as tools/replay.py prints it (SPEC section 5)."""
+    """One output line for an event, as tools/replay.py prints it (docs/spec.md section 5)."""
     kind = event[0]
-    if kind in ("move", "undo", "promote"):
+    if kind in ("move", "undo", "promote", "read"):
         return kind + " " + move_uci(event[1])
+    if kind == "choose":
+        return "choose " + square_name(event[1]) + "".join(" " + square_name(sq) for sq in event[2])
     if kind == "error":
         return "error " + event[1] + "".join(" " + square_name(sq) for sq in event[2])
     if kind == "clock":

@@ -1,6 +1,6 @@
 # The board plays you: the engine as the opponent on the board itself, with the LEDs only.
 #
-# How a player uses it (README: Playing the board):
+# How a player uses it (docs/engine.md):
 # - Choose: at the start position, before the first move, lift BOTH kings. Ranks 3 and 6 light up
 #   (the square of the current choice brighter). Put one king on a lit square - rank 3 to play
 #   white, rank 6 to play black, the file is the level (a = 1 ... h = 8); rank 4 or 5 = no engine,
@@ -188,7 +188,10 @@ class Opponent:
             self._show(ref)
 
     def _can_move(self, ref):
-        return ref.phase == PLAY and not ref.game.is_over() and not ref.remote and not self._armed
+        # Not while the board reads a move the save did not reach (power-up, docs/power-up.md): when
+        # it is the engine's side's, it is the engine's own move, already carried out on the board,
+        # and a fresh choice (remote_required) would refuse it.
+        return ref.phase == PLAY and not ref.game.is_over() and not ref.remote and not self._armed and ref.reading is None
 
     def _ready(self):
         """Make the engine's arrays if they are not there yet; False when the heap has no room."""

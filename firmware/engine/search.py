@@ -32,8 +32,8 @@
 # - at the root each move is charged what it leaves en prise (SEE, engine/see.py), so a safe move
 #   is preferred to one whose compensation lies beyond the horizon.
 #
-# Memory: everything is preallocated in the constructor (22.6 KB with the default sizes and the
-# piece-square tables, see footprint()); a node allocates nothing on MicroPython. Scores and moves
+# Memory: everything is preallocated in the constructor (footprint() counts it, the piece-square
+# tables included; the figure is in docs/figures.md); a node allocates nothing on MicroPython. Scores and moves
 # stay small ints.
 import sys
 from array import array
@@ -350,6 +350,27 @@ class Search:
         microsecond counter that wraps at 2**30, time.ticks_us on the Pico), stop too once it has
         passed `until`: on the board one call fills a slice, where a call a position would spend
         a tenth of the slice getting in and out of this loop."""
+        # The states: `action` at the node `ply`. The stack lives in the arrays, so a call can stop
+        # at _ENTER or _NEXT (budget or clock spent: False) and the next call carries on there; out
+        # of nodes, it ends the search (True).
+        #
+        #   _ENTER  draw, mate distance, table hit, reverse futility, stack full ---> _RETURN
+        #      |    at the horizon: _qsearch, to the end in one go ---------------> _RETURN
+        #      |    null move: pass, ply + 1 -------------------------------------> _ENTER
+        #      v
+        #   _GEN    generate and order the node's moves
+        #      v
+        #   _NEXT   no move left: the node's value (mate, stalemate, best) -------> _RETURN
+        #      |    futile or illegal move: skipped ------------------------------> _NEXT
+        #      |    one ply above the horizon on the Pico: native.frontier ------> _NEXT/_RETURN
+        #      +--- make the move (full, reduced or scout window), ply + 1 -------> _ENTER
+        #
+        #   _RETURN back to the parent, ply - 1:
+        #           after a null move: beta reached ---> _RETURN, else ---> _GEN
+        #           unmake; a reduced or scout search that beat alpha: again ---> _ENTER
+        #           beta reached (a cutoff, stored) ---> _RETURN, else ---> _NEXT
+        #           at the root: the iteration is over ---> the next depth at _ENTER,
+        #           or the search is done (True)
         if self.done:
             return True
         pos = self.pos
@@ -802,9 +823,8 @@ class Search:
         Why: in the Pico's seconds a move the search sees two to four plies and the captures after
         them; a piece it leaves to be taken, for a compensation it believes in beyond that, is
         most often simply lost. So the move is charged the whole piece: it must win it back on
-        the board within the search, not on the horizon. (Half the piece, as before, still let
-        pieces go for attacks that were not there: the README's figures compare the two against
-        Stockfish.)"""
+        the board within the search, not on the horizon. (Half the piece still lets pieces go for
+        attacks that are not there: docs/figures.md compares the two against Stockfish.)"""
         if self._root_depth > 1:
             moves = self._root_move
             for i in range(self.root_moves):

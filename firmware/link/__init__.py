@@ -1,4 +1,4 @@
-# The USB link: one serial port, three dialects, told apart by what the PC sends first (SPEC 6).
+# The USB link: one serial port, three dialects, told apart by what the PC sends first (docs/spec.md section 6).
 #
 # This module only frames bytes and picks the dialect; each dialect lives in its own module:
 #   link/board.py      the board's own commands (status, board, fen, pgn, mode, new, promote, help)
@@ -20,10 +20,12 @@
 # them, for a PC that speaks the board's commands. Then:
 #   - a CPP command makes CPP the dialect: outside a round the board is silent, in one it follows
 #     the central (link/cpp.py);
-#   - a ChessLink message makes ChessLink the dialect: status reports, the LEDs at the host's call;
-#   - a board command answers in any dialect; `new`, and any board command while no dialect is
-#     chosen yet, make the board's commands the dialect: the board then streams its events in the
-#     words of tools/replay.py.
+#   - a ChessLink message makes ChessLink the dialect once it has arrived whole and well-formed
+#     (its block check right): status reports, the LEDs at the host's call. A malformed message is
+#     ignored and changes nothing, whatever the dialect (a CPP round goes on);
+#   - a board command answers in any dialect; `new` once accepted, and any board command while no
+#     dialect is chosen yet, make the board's commands the dialect: the board then streams its
+#     events in the words of tools/replay.py. A refused line changes nothing.
 #
 # Pure: no machine, no clock. feed() takes bytes or str split anywhere; poll(now) runs after every
 # App.step. The Link listens to the App's events; a dialect that must change the referee because of
@@ -154,10 +156,15 @@ class Link:
             self._len += 1
 
     def _chesslink_byte(self, b, first):
-        """One byte of a ChessLink message; returns whether more are to come."""
+        """One byte of a ChessLink message; returns whether more are to come. The session only
+        becomes the dialect when a message is whole and well-formed (ChessLink.byte calls use())."""
         try:
             if first:
-                return self.use(CHESSLINK).start(b)
+                if self.chesslink is None:
+                    from link.chesslink import ChessLink
+
+                    self.chesslink = ChessLink(self)
+                return self.chesslink.start(b)
             return self.chesslink.byte(b)
         except Exception as e:  # noqa: BLE001 - a bug must not stop the board; say what broke
             self.err("internal error: %s" % short(repr(e)))
@@ -276,7 +283,7 @@ def short(text):
 
 
 def ascii_only(text):
-    # Lines must stay ASCII (SPEC 6): an exception's text could carry anything.
+    # Lines must stay ASCII (docs/spec.md section 6): an exception's text could carry anything.
     for ch in text:
         if not 32 <= ord(ch) < 127:
             break

@@ -2,9 +2,11 @@
 #
 # One row of COMMANDS per command: (name, handler, takes_over, help line). handler(link, rest) gets
 # the Link (link/__init__.py: line(), err(), info(), load(), save(), app) and the text after the
-# command's name. takes_over: the command starts another game, so the board's commands become
-# the dialect that speaks unasked (a CPP round or ChessLink session ends). The others answer in
-# any dialect and leave it as it is (and choose the board's dialect only when none is chosen yet). To add a command, write its handler here or in a
+# command's name. takes_over: the command starts another game, so once its handler has accepted
+# it the board's commands become the dialect that speaks unasked (a CPP round or ChessLink session
+# ends); the handler switches itself, after its checks, so that a refused line changes nothing.
+# The others answer in any dialect and leave it as it is (and choose the board's dialect only when
+# none is chosen yet). To add a command, write its handler here or in a
 # module of its own (imported inside the handler, so its bytecode is loaded only when used) and
 # add its row: `help` lists it from the row.
 from core.game import Game
@@ -99,7 +101,14 @@ def _fen(link, rest):
 
 
 def _pgn(link, rest):
-    block(link, "pgn", link.app.referee.pgn().rstrip("\n").split("\n"))
+    ref = link.app.referee
+    if ref.clock is None:
+        text = ref.game.pgn()
+    else:
+        from core.clock import pgn  # with TimeControl and [%clk] after each move
+
+        text = pgn(ref.game, ref.clock)
+    block(link, "pgn", text.rstrip("\n").split("\n"))
 
 
 def _selftest(link, rest):
@@ -142,6 +151,7 @@ def _new(link, rest):
     except ValueError as e:
         link.err("new: %s" % e)
         return
+    link.use("board")  # accepted: a CPP round or ChessLink session ends here, not before
     link.load(game)
     link.line("ok")
 
@@ -206,7 +216,7 @@ class BoardCommands:
         for row in COMMANDS:
             if row[0] == name:
                 link = self.link
-                if row[2] or link.dialect is None:
+                if not row[2] and link.dialect is None:
                     link.use("board")
                 row[1](link, rest)
                 return True

@@ -1,4 +1,4 @@
-# Millennium ChessLink on the USB link (SPEC 7): what BearChess, Lucas Chess, picochess and
+# Millennium ChessLink on the USB link (docs/spec.md section 7): what BearChess, Lucas Chess, picochess and
 # python-mchess speak to Millennium boards.
 #
 # Protocol: domschl/python-mchess mchess/magic-board.md (commit 74ccfd40). Messages are a command
@@ -7,7 +7,7 @@
 # real board's serial line): masked off on input, added on output exactly when the client's bytes
 # carry it. A malformed or mis-checked message is ignored and changes nothing, as on a Millennium.
 #
-#   V -> v + version (4 hex)     S -> s + 64 pieces, a8..h8, a7..h7, ..., h1 ('.' empty)
+#   V -> v + version (4 hex)     S -> s + 64 pieces, h1..a1, h2..a2, ..., a8 ('.' empty)
 #   L + slot + 81 LED bytes -> l  X -> x (LEDs back to the board)   T: reset, no answer
 #   W + addr + value -> w + addr + value     R + addr -> r + addr + value     I -> i0055mm
 #
@@ -17,9 +17,26 @@
 # underneath: the status is what the game knows of every piece (link/pieces.py), a takeback the
 # host's program makes is followed in either mode, and the LEDs show the board's own signals again
 # after X.
+#
+# Orientation. magic-board.md names the squares "A8...H8, A7...H7" and puts LED 1 in the "A8"
+# corner, but what the hosts read is that order seen from the other side of the board:
+# python-mchess's default orientation takes the first letter for h1 and LED 1 for the h1 corner,
+# and Chesstimation, a ChessLink emulator made for the chess.com app and BearChess, sends h1 first
+# (docs/chesslink.md). A host that finds the start position either way round can tell; one that
+# connects in the middle of a game cannot, so the board sends what the hosts expect: h1 to a1, h2
+# to a2, ... a8; LED 1 at the h1 corner, 9 at h8, 73 at a1, 81 at a8.
+#
+# Promotion. The board cannot see which piece stands on the promotion square: the player chooses
+# it by taps (core/referee.py). Until the choice is made the status shows the pawn there, never a
+# piece the player has not chosen: a host that reads pieces from the status would take a queen
+# move at once. The choice is made when the opponent lifts a piece, or once the piece has stood
+# still PROMOTION_CHOICE_MS since it landed or its last tap; then the session closes the choice
+# (the board's game and the host's agree on the piece from there on).
 from micropython import const
 
+from app import PROMOTION_QUIET_MS
 from core import signals
+from core.position import BLACK, PAWN, move_promotion, move_to
 from core.referee import PLAY
 from link.pieces import SYMBOLS, Pieces
 
@@ -27,7 +44,7 @@ _LETTERS = SYMBOLS.encode()  # bytes: indexing gives an int, allocating nothing
 
 # The version a Millennium ChessLink answered in python-mchess's logs (v0103: firmware 01.03).
 VERSION = b"0103"
-IDENTITY = b"0055mm"  # what ChessLink emulators answer to I (SPEC 7)
+IDENTITY = b"0055mm"  # what ChessLink emulators answer to I (docs/spec.md section 7)
 
 _LENGTH = {  # message length with its block check, by command letter
     ord("V"): 3, ord("S"): 3, ord("X"): 3, ord("T"): 3, ord("I"): 3,
@@ -38,6 +55,9 @@ _HEX = b"0123456789ABCDEF"
 _STATUS_LEN = const(67)
 _DEFAULT_SCAN = const(20)  # E2ROM 01 default: 20 x 2.048 ms = 41 ms a scan
 _MIN_SCAN = const(15)
+# How long a promoted piece stands untouched before its choice counts as made (taps come quicker):
+# the stillness the App waits for before it saves a promotion, for the same reason.
+PROMOTION_CHOICE_MS = PROMOTION_QUIET_MS
 
 
 def _hex_value(b):
@@ -136,6 +156,8 @@ class ChessLink:
                 return
         self.parity = parity
         self.messages += 1
+        # Whole and well-formed: now, and only now, ChessLink is the dialect (a CPP round ends).
+        self.link.use("chesslink")
         self._run(data[0], n)
 
     def _byte_at(self, i):
@@ -189,16 +211,39 @@ class ChessLink:
                 out[i] = b if _odd(b) else b | 0x80
         self.link.write_bytes(out)
 
-    def _send_status(self):
-        """The pieces as the board knows them, framed into the preallocated status buffer."""
+    def _read(self):
+        """The pieces to report: what the game knows of every square, with the pawn still on a
+        promotion square whose piece the player has not chosen yet."""
         ref = self.app.referee
         squares = self.pieces.read(ref, True)
+        m = 0
+        if ref.pending_kind == "move" and move_promotion(ref.pending):
+            m = ref.pending  # on its way: not even played yet
+        elif ref.promotion_square >= 0:
+            m = ref.game.last_move()  # played, its piece still open to taps
+        if m and squares[move_to(m)]:
+            squares[move_to(m)] = PAWN | (squares[move_to(m)] & BLACK)
+        return squares
+
+    def _choice_made(self, now):
+        """Close the promotion choice once the piece has stood still long enough (see above)."""
+        ref = self.app.referee
+        if ref.promotion_square < 0 or ref.emptied or ref.filled or ref.pending:
+            return False
+        if now - ref.last_change < PROMOTION_CHOICE_MS:
+            return False
+        ref.end_promotion_choice()
+        return True
+
+    def _send_status(self):
+        """The pieces as the board knows them, framed into the preallocated status buffer."""
+        squares = self._read()
         self._shown[:] = squares
         out = self._status
         out[0] = 115  # s
         check = 115
         for i in range(64):
-            b = _LETTERS[squares[8 * (7 - (i >> 3)) + (i & 7)]]
+            b = _LETTERS[squares[8 * (i >> 3) + 7 - (i & 7)]]  # h1 first (see Orientation)
             out[1 + i] = b
             check ^= b
         n = 65
@@ -227,12 +272,13 @@ class ChessLink:
             game = ref.game
             game.pop()
             self.link.load(game)
+        self._choice_made(now)  # closing it changes ref.version: the piece chosen is reported below
         mode = self.e2rom[2] & 7
         if mode == 1:
             return
         if ref.version != self._version:
             self._version = ref.version
-            squares = self.pieces.read(ref, True)
+            squares = self._read()
             if squares != self._shown:
                 self._report = True
         if mode >= 3:
@@ -256,48 +302,19 @@ class ChessLink:
     # ------------------------------------------------------------------ LEDs
 
     def _show_leds(self):
-        """A square lights when its four corners do, unless the squares around it already light
-        those corners (a host lighting e2 and e4 lights all four corners of e3 too)."""
+        """A square lights when its four corners do. A host lights a move's squares by their
+        corners, so two squares one apart on a rank or file (e2 and e4, or a king's e1 and g1) light
+        all four corners of the square between them too: the middle of such a line of exactly
+        three stays dark. Longer lines light whole (O-O with its rook: e1 f1 g1 h1, each changed)."""
         leds = self.host_leds
+        lit = bytearray(64)
+        for sq in range(64):
+            lit[sq] = 1 if _corners_lit(sq, leds) else 0
         frame = self._frame
         for sq in range(64):
-            frame[sq] = 1 if self._corners_lit(sq, leds) else 0
-        # A lit corner that only one candidate square has forces that square.
-        chosen = bytearray(64)
-        for sq in range(64):
-            if frame[sq]:
-                for c in _corners(sq):
-                    if self._candidates_at(c) == 1:
-                        chosen[sq] = 1
-        covered = bytearray(81)
-        for sq in range(64):
-            if chosen[sq]:
-                for c in _corners(sq):
-                    covered[c] = 1
-        for sq in range(64):
-            if frame[sq] and not chosen[sq]:
-                for c in _corners(sq):
-                    if not covered[c]:
-                        chosen[sq] = 1
-                        for c2 in _corners(sq):
-                            covered[c2] = 1
-                        break
-        for sq in range(64):
-            frame[sq] = signals.REMOTE_MOVE if chosen[sq] else signals.OFF
+            on = lit[sq] and not (_middle_of_three(lit, sq, 1) or _middle_of_three(lit, sq, 8))
+            frame[sq] = signals.REMOTE_MOVE if on else signals.OFF
         self.app.host_frame = frame
-
-    def _corners_lit(self, sq, leds):
-        for c in _corners(sq):
-            if not leds[c]:
-                return False
-        return True
-
-    def _candidates_at(self, corner):
-        n = 0
-        for sq in _squares_at(corner):
-            if self._frame[sq]:
-                n += 1
-        return n
 
     def _release_leds(self):
         if self.app.host_frame is not None:
@@ -311,21 +328,35 @@ def _hex2(v):
     return bytes((_HEX[v >> 4], _HEX[v & 15]))
 
 
-def _corners(sq):
-    """LED indices (0..80) of a square's corners. LED 1 is the a8 corner, 9 the a1 corner, 73 the
-    h8 corner: index = 9 x corner column (from the a-file side) + corner row (from the 8th rank)."""
-    f = sq & 7
-    top = 7 - (sq >> 3)
-    return (9 * f + top, 9 * f + top + 1, 9 * (f + 1) + top, 9 * (f + 1) + top + 1)
+def corners(sq):
+    """LED indices (0..80) of a square's corners (see Orientation). LED 1 (index 0) is the h1
+    corner, 9 the h8 corner, 73 the a1 corner, 81 the a8 corner: index = 9 x corner line counted
+    from the h-file's outer edge + corner line counted from the 1st rank's outer edge."""
+    col = 7 - (sq & 7)
+    row = sq >> 3
+    return (9 * col + row, 9 * col + row + 1, 9 * (col + 1) + row, 9 * (col + 1) + row + 1)
 
 
-def _squares_at(corner):
-    """The up to four squares around one corner."""
-    col = corner // 9
-    row = corner % 9
-    out = []
-    for f in (col - 1, col):
-        for top in (row - 1, row):
-            if 0 <= f < 8 and 0 <= top < 8:
-                out.append(8 * (7 - top) + f)
-    return out
+def _corners_lit(sq, leds):
+    for c in corners(sq):
+        if not leds[c]:
+            return False
+    return True
+
+
+def _middle_of_three(lit, sq, step):
+    """Whether sq is the middle of a line of exactly three lit squares along a rank (step 1) or a
+    file (step 8)."""
+    if step == 1:
+        f = sq & 7
+        if f == 0 or f == 7:
+            return False
+        before = f >= 2 and lit[sq - 2]
+        after = f <= 5 and lit[sq + 2]
+    else:
+        r = sq >> 3
+        if r == 0 or r == 7:
+            return False
+        before = r >= 2 and lit[sq - 16]
+        after = r <= 5 and lit[sq + 16]
+    return lit[sq - step] and lit[sq + step] and not before and not after

@@ -227,7 +227,10 @@ def _shift(cpp, rest, back):
 
 
 def end(cpp, rest):
-    # CPP: no answer. A draw the board's game has not reached yet is shown on the kings.
+    # CPP: no answer. A draw the board's game has not reached yet is shown on the kings. Outside a
+    # round there is no round to end: the board's own game is not the central's to draw.
+    if not cpp.round:
+        return
     game = cpp.app.referee.game
     if rest in DRAW_REASONS and not game.is_over():
         game.agree_draw()

@@ -1,11 +1,11 @@
 # What stands on each square, as far as the board can tell: it senses only whether a square is
 # occupied, but it follows the game. Used for CPP's unsync/state lines and ChessLink's status.
 #
-# SPEC 7: every occupied square is reported as the piece the game has there; while a move is on
+# docs/spec.md section 7: every occupied square is reported as the piece the game has there; while a move is on
 # its way the board shows the position the referee is about to commit (the piece in the hand shows
 # where it is put down); a square the game has empty but a magnet closes holds a piece that was
 # lifted, the one lifted last if several were. CPP lets the board say what it does not know
-# (SPEC 6): `?`, or `U`/`u` when only the colour is known; ChessLink has no such letter, so there
+# (docs/spec.md section 6): `?`, or `U`/`u` when only the colour is known; ChessLink has no such letter, so there
 # the board names its best guess.
 from micropython import const
 

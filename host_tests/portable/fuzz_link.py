@@ -73,7 +73,7 @@ class LinkRig:
         scanner = MatrixScanner(self.vm.rows, read_columns=self.vm.read_columns, sleep_us=self.vm.sleep_us)
         self.app = App(config.Settings(), scanner, TextLeds(), GameStore("game.sav", RamFiles()))
         self.out = []
-        self.chesslink = []  # ChessLink's answers: bytes, no line ends (SPEC 7)
+        self.chesslink = []  # ChessLink's answers: bytes, no line ends (docs/spec.md section 7)
         self.link = Link(self.app, self.out.append, self.chesslink.append)
         self.app.console = self.link.info
         self.t = 0

@@ -102,7 +102,7 @@ def test_const_names_are_plain_ints():
 
 def test_signal_tables_cover_every_code():
     # Every code 0..COUNT-1 has a priority and a name, and the name is the constant's, kebab-cased,
-    # so the README table and the drivers can be generated from the module.
+    # so the docs/leds.md table and the drivers can be generated from the module.
     codes = {}
     for key in dir(signals):
         value = getattr(signals, key)

@@ -39,6 +39,21 @@ def test_game_events():
     assert explain("new", p).startswith("new game")
 
 
+def test_power_up_reads_and_choices():
+    # docs/power-up.md: a move the save did not reach, read from the pieces; two captures that
+    # look alike, named with the saved game's position (the bishop still on c4 there).
+    p = Position("4k3/5p2/8/1p6/2B5/8/8/4K3 w - - 0 1")
+    assert explain("read e2e4", p) == "read the last move, e2-e4, from the board"
+    assert explain("read e7e8q", p) == "read the last move, e7-e8=Q, from the board"
+    assert explain("choose c4 b5 f7", p) == (
+        "the last move was not saved: the bishop from c4 took on b5 or f7; lift it where it stands "
+        "and put it back (or set up the saved position again)"
+    )
+    assert explain("choose c4 b5 d5 f7", p).startswith("the last move was not saved: the bishop from c4 took on b5, d5 or f7;")
+    for line in ("read", "read e2", "choose c4", "choose c4 z9"):
+        assert explain(line, p) == "", line
+
+
 def test_lines_that_need_no_words_or_are_unknown_get_none():
     p = Position()
     for line in ("move e2e4", "undo e2e4", "", "error", "error mismatch z9", "error new-kind e4", "end * ?", "fen x"):

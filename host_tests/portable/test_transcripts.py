@@ -1,6 +1,6 @@
 # Physical transcripts replayed through the whole firmware on every runtime: the virtual reed matrix,
 # the real scanner, debouncer, referee, display and LED drivers (App, wired as tools/sim/board_sim.py
-# wires it). The hand-written SPEC 3 examples are in host_tests/transcripts/; random games played
+# wires it). The hand-written docs/spec.md section 3 examples are in host_tests/transcripts/; random games played
 # by simulated hands are recorded into build/transcripts/ on CPython (tools/physical.py needs
 # python-chess), with what tools/replay.py printed for them as the expected lines.
 import gc
@@ -16,6 +16,8 @@ if "tools/sim" not in sys.path:
 import core.position  # noqa: E402,F401
 gc.collect()
 import core.referee  # noqa: E402,F401
+gc.collect()
+import hardware.fake  # noqa: E402,F401  (the next biggest, the same way)
 gc.collect()
 from board_sim import BoardSim  # noqa: E402
 

@@ -1,6 +1,6 @@
 """The board: its USB serial port (pyserial), spoken to as a CPP central.
 
-The board (firmware/link.py) speaks the Chess Peripheral Protocol (README "The USB link"; the
+The board (firmware/link.py) speaks the Chess Peripheral Protocol (docs/usb-link.md; the
 protocol's README at commit a0a7d8c6): the central - this program - rules the round and the board
 keeps the pieces in step with it. Port is the cable: it finds the board (a Pico's USB vendor id,
 or --port), reads its lines on a thread and puts them on the companion's queue, and when the

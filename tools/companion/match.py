@@ -24,7 +24,7 @@ HELP = {
     "help": "this list",
     "show": "print the board",
     "promote q|r|b|n": "the piece your next promotion becomes (a queen unless you say)",
-    "resign": "resign the game (or the kings on the light centre squares: see the README)",
+    "resign": "resign the game (or the kings on the light centre squares: see docs/playing.md)",
     "draw": "offer a draw (or the kings' draw sign)",
     "quit": "leave (the game is saved as it stands)",
 }

@@ -1,4 +1,4 @@
-"""A picture of the companion's terminal view for the README, from a real session.
+"""A picture of the companion's terminal view for docs/companion.md, from a real session.
 
 Usage: .venv/bin/python -m companion.screenshot [OUT.png]   (run from tools/; default
 tools/companion/screenshot.png)

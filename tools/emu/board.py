@@ -27,13 +27,13 @@ from core import signals  # noqa: E402
 from core.position import Position  # noqa: E402
 from hardware import leds as led_table  # noqa: E402
 
-# The lines of SPEC 5 the board's USB link prints outside a CPP round (link.py: event_text).
+# The lines of docs/spec.md section 5 the board's USB link prints outside a CPP round (link.py: event_text).
 EVENT_WORDS = ("move", "undo", "promote", "error", "new", "claim", "end")
 # Before the first transition of a transcript: time for the board to take in the new game. The
 # `new` command saves the game (about 150 ms of flash writes on the chip), and a lift during that
 # save is misread today (issue 8, part 3), so the transcript starts after it.
 LEAD_MS = 400
-# After the last transition: a commit comes within 500 ms (SPEC 3), an error shows at once.
+# After the last transition: a commit comes within 500 ms (docs/spec.md section 3), an error shows at once.
 TAIL_MS = 1000
 SETTINGS = config.Settings()
 CHAIN = config.chain_squares(SETTINGS.led_chain)
@@ -83,7 +83,7 @@ def lit(frame):
 
 
 class Played:
-    """What a transcript did on the board: lines (SPEC 5, with the final `fen`), frames
+    """What a transcript did on the board: lines (docs/spec.md section 5, with the final `fen`), frames
     [(ms since the first transition, WS2812B bytes)], mono [(ms, 8 MAX7219 digit bytes, lit)],
     console [(ms, text)], saves [(ms, ms it lasted)]: the flash writes (a save's erases and
     programs, joined where they follow each other), and the emulated cost."""

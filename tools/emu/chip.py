@@ -6,9 +6,9 @@
         pico.run(ms=500)
         print(pico.exec("import gc; print(gc.mem_free())")["out"])
 
-The MicroPython build and the boot ROM come from ../shared/pico/ unless PICO_UF2 / PICO_BOOTROM
-(or the uf2= / bootrom= arguments) name other copies: see ../shared/pico/README.md for where a
-user without that folder downloads them.
+The chip needs two files the project cannot ship, named by PICO_UF2 and PICO_BOOTROM (or the uf2= /
+bootrom= arguments): MicroPython's RPI_PICO v1.27.0 .uf2 and the RP2040 B1 boot ROM. Without them
+everything that boots the chip skips, saying which is missing and where to get it (GET_THEM).
 """
 import json
 import os
@@ -16,9 +16,14 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "shared", "pico")
-UF2 = os.environ.get("PICO_UF2") or os.path.join(SHARED, "RPI_PICO-v1.27.0.uf2")
-BOOTROM = os.environ.get("PICO_BOOTROM") or os.path.join(SHARED, "rp2040-bootrom-b1.bin")
+UF2 = os.environ.get("PICO_UF2", "")
+BOOTROM = os.environ.get("PICO_BOOTROM", "")
+# Where a user gets each file: neither may be copied into the repository (they are not the project's).
+INPUTS = (
+    ("PICO_UF2", "MicroPython's RPI_PICO v1.27.0 .uf2", "micropython.org/download/RPI_PICO"),
+    ("PICO_BOOTROM", "the RP2040 B1 boot ROM", "Raspberry Pi's pico-bootrom repository, its b1 release"),
+)
+GET_THEM = "docs/emulated-pico.md says how to get them"
 READY = "chessboard ready"
 
 sys.path.insert(0, HERE)
@@ -35,10 +40,20 @@ class ChipError(RuntimeError):
 def missing_inputs(uf2=None, bootrom=None):
     """The MicroPython build or boot ROM files that are not there (a message each)."""
     out = []
-    for what, path in (("MicroPython RPI_PICO v1.27.0 .uf2 (PICO_UF2)", uf2 or UF2), ("RP2040 B1 boot ROM (PICO_BOOTROM)", bootrom or BOOTROM)):
-        if not os.path.isfile(path):
-            out.append("%s not found at %s" % (what, path))
+    for (var, what, where), path in zip(INPUTS, (uf2 or UF2, bootrom or BOOTROM)):
+        if not path:
+            out.append("%s unset (%s, from %s)" % (var, what, where))
+        elif not os.path.isfile(path):
+            out.append("%s=%s is not a file (%s, from %s)" % (var, path, what, where))
     return out
+
+
+def inputs_problem(uf2=None, bootrom=None):
+    """One line saying what the emulated chip lacks and where to get it, or None when it can boot."""
+    problems = missing_inputs(uf2, bootrom)
+    if not problems:
+        return None
+    return "the emulated Pico cannot boot: " + "; ".join(problems) + "; " + GET_THEM
 
 
 def firmware_image(extra=None, out=IMAGE, prepare=True):
@@ -55,9 +70,9 @@ def firmware_image(extra=None, out=IMAGE, prepare=True):
 
 class Chip:
     def __init__(self, uf2=None, bootrom=None, node="node"):
-        problems = missing_inputs(uf2, bootrom)
-        if problems:
-            raise ChipError("; ".join(problems) + " (see ../shared/pico/README.md)")
+        problem = inputs_problem(uf2, bootrom)
+        if problem:
+            raise ChipError(problem)
         self.proc = subprocess.Popen(
             [node, os.path.join(HERE, "server.mjs"), "--uf2", uf2 or UF2, "--bootrom", bootrom or BOOTROM],
             stdin=subprocess.PIPE,

@@ -10,7 +10,7 @@ Ctrl-C (as mpremote does) and the snippet runs in the raw REPL. Its output is pr
 `# emulated: N ms` on stderr. sys.path on the board is the flash root, so `import config`,
 `from core.position import Position` etc. load the .mpy files `make flash` would copy. Timing
 inside the snippet (time.ticks_us) is the chip's: within about 10 % of a real Pico
-(../shared/pico/README.md). --no-main boots without main.py (a bare MicroPython with the files).
+(docs/emulated-pico.md). --no-main boots without main.py (a bare MicroPython with the files).
 Exit status: 0, 1 when the snippet raised (the traceback on stderr), 2 when the emulator failed.
 """
 import argparse

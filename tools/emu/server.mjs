@@ -26,9 +26,7 @@
 // Every answer carries "now_ms" (emulated), "cpu_ms" and "flash_ms" (time the core ran and the
 // time it waited for the flash since boot), "resets", and "error" when a request failed.
 import fs from 'fs';
-import path from 'path';
 import readline from 'readline';
-import { fileURLToPath } from 'url';
 import { Pico } from './pico.mjs';
 import { ReedMatrix } from './matrix.mjs';
 import { Ws2812Decoder } from './ws2812.mjs';
@@ -36,16 +34,15 @@ import { Max7219 } from './max7219.mjs';
 import { execRaw, softReset } from './repl.mjs';
 import { FLASH_SIZE } from './flash.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SHARED = path.resolve(HERE, '../../../shared/pico');
 
 function option(name, fallback) {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : fallback;
 }
 
-const uf2Path = option('--uf2', path.join(SHARED, 'RPI_PICO-v1.27.0.uf2'));
-const bootromPath = option('--bootrom', path.join(SHARED, 'rp2040-bootrom-b1.bin'));
+// The two inputs a user downloads (tools/emu/chip.py checks them and says where from).
+const uf2Path = option('--uf2', process.env.PICO_UF2 || '');
+const bootromPath = option('--bootrom', process.env.PICO_BOOTROM || '');
 // The pins of firmware/config.py's defaults (the server is told others with --pins).
 const pins = JSON.parse(option('--pins', '{"rows":[14,15,16,17,18,19,20,21],"columns":[2,3,4,5,6,7,8,9],"led":22,"spi":1,"cs":13}'));
 

@@ -4,7 +4,7 @@
 // completes every OUT transfer the device arms at once, with no data, so the chip takes an endless
 // stream of USB interrupts a real host never causes (a real host NAKs until it has data), and the
 // interpreter runs 3.4x slower than on a Pico. Here an armed OUT transfer is held until there is
-// a byte to send, which makes the emulated chip as fast as a real one (../shared/pico/README.md).
+// a byte to send, which makes the emulated chip as fast as a real one (docs/emulated-pico.md).
 import { USBCDC } from 'rp2040js';
 
 export class UsbSerial {

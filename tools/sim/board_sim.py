@@ -21,7 +21,7 @@ from core import messages, signals
 from core.game import Game
 from core.position import Position, move_promotion, move_uci, square_name
 from core.referee import CASUAL, OVER, PLAY, SETUP, event_text
-from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, VirtualReedMatrix
+from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, RamFiles, VirtualReedMatrix
 from hardware.leds import CHARS, COLOURS, MONO_BLINK, RGB_BLINK, RGB_PULSE
 from hardware.matrix import MatrixScanner
 from hardware.max7219 import Max7219Leds
@@ -30,7 +30,7 @@ from hardware.ws2812 import Ws2812Leds
 # The virtual strip runs at full brightness so the screen shows the colours of the signal table
 # (hardware/leds.py); a real board's default brightness (48) only dims the same colours.
 SIM_BRIGHTNESS = 255
-# Reed contacts bounce 0.5-2 ms when a magnet arrives (SPEC 3): every placement bounces this long.
+# Reed contacts bounce 0.5-2 ms when a magnet arrives (docs/spec.md section 3): every placement bounces this long.
 PLACE_BOUNCE_MS = 2
 # Lines of the event log kept for the page (older ones are dropped).
 LOG_LIMIT = 200
@@ -57,7 +57,10 @@ class BothLeds:
 class BoardSim:
     """One simulated board. Time is in ms and only moves forward through step()/advance()."""
 
-    def __init__(self, fen=None, mode=None, overrides=None):
+    def __init__(self, fen=None, mode=None, overrides=None, flash=False):
+        """flash: keep the saved game on a flash in RAM, as the Pico does, for power_cycle() (the
+        store's code is loaded only then: MicroPython's 200 kB test heap has no room for it beside
+        the rest)."""
         o = {"brightness": SIM_BRIGHTNESS}
         if mode is not None:
             o["mode"] = mode
@@ -83,8 +86,13 @@ class BoardSim:
         self.mono = Max7219Leds(FakeSPI(self.chip), self.cs, brightness=self.settings.brightness)
         self.log = []
         self.log_count = 0  # lines ever logged, so a reader can ask for the new ones
-        self.app = App(self.settings, self.scanner, BothLeds(self.rgb, self.mono), None, self._console)
-        self.app.listeners.append(self._event)
+        # The saved game, on a flash in RAM: kept across power_cycle() as the Pico's flash is.
+        self.store = None
+        if flash:
+            from store import GameStore
+
+            self.store = GameStore("game.sav", RamFiles())
+        self.app = self._app()
         self.now = 0
         # The pieces stand on the board before the power comes on.
         self.lay_out(self._occupancy(Game(fen) if fen else Game()))
@@ -93,11 +101,30 @@ class BoardSim:
         if fen:
             self.app.referee.new_game(fen, 0)
             self.app.redraw()
+            if self.store is not None:
+                self.app.save_due = True
+                self.app.save()  # the flash holds this game from the start
             self.app.step(0)
         self._seen = None  # (referee version, events logged, strip writes, MAX7219 latches) last reported
         self._san = []
         self._san_moves = -1
         self._san_last = 0
+
+    def _app(self):
+        app = App(self.settings, self.scanner, BothLeds(self.rgb, self.mono), self.store, self._console)
+        app.listeners.append(self._event)
+        return app
+
+    def power_cycle(self):
+        """The power goes and comes back: the pieces stay where they stand, the board starts again
+        from its saved game (saved once the board is still after a move, app.py), as a Pico does;
+        a move the save did not reach is read from the pieces (docs/power-up.md)."""
+        if self.store is None:
+            raise ValueError("this board has no flash to keep its game: BoardSim(flash=True)")
+        self._log("power off and on")
+        self.app = self._app()
+        self.vm.now_ms = self.now
+        self.app.start(self.now)
 
     # ------------------------------------------------------------------ the physical board
 
@@ -179,6 +206,8 @@ class BoardSim:
             return "bad FEN: %s" % e
         self.app.referee.load_game(game, self.now)
         self.app.redraw()
+        if self.store is not None:
+            self.app.save_due = True  # saved as the USB link saves a game the PC loads
         self.lay_out(self._occupancy(game))
         self._log("position " + game.fen())
         return ""
@@ -224,7 +253,12 @@ class BoardSim:
         ref = self.app.referee
         if date is None:
             date = _today()
-        return ref.pgn({"Event": _EVENTS[ref.mode], "Site": "Board simulator", "Date": date})
+        tags = {"Event": _EVENTS[ref.mode], "Site": "Board simulator", "Date": date}
+        if ref.clock is None:
+            return ref.game.pgn(tags)
+        from core.clock import pgn  # with TimeControl and [%clk] after each move
+
+        return pgn(ref.game, ref.clock, tags)
 
     def position_at(self, ply):
         """The piece placement (FEN's first field) after `ply` moves of the game (0: its start),
@@ -276,8 +310,9 @@ class BoardSim:
         return "".join("1" if (rows[sq >> 3] >> (sq & 7)) & 1 else "0" for sq in range(64))
 
     def frame_chars(self):
-        """The display policy's frame: one character per square (hardware/leds.py CHARS)."""
-        return "".join(CHARS[c] for c in self.app.frame)
+        """The frame the LEDs show (the display policy's, or a PC program's while it drives
+        them): one character per square (hardware/leds.py CHARS)."""
+        return "".join(CHARS[c] for c in self.app.shown_frame())
 
     def san_moves(self):
         g = self.app.referee.game

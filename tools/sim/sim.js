@@ -437,7 +437,7 @@ function describePly(ply) {
   return `${m.number}${m.black ? "…" : "."} ${m.text}`;
 }
 
-// The words of hardware/leds.py's signal table (the README's): "RGB blink" and "mono look" by name.
+// The words of firmware/hardware/leds.py's signal table (docs/leds.md's): "RGB blink" and "mono look" by name.
 function readSignalWords(source) {
   for (const line of source.split("\n")) {
     const cells = line.split("|").map((c) => c.trim());
