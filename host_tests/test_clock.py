@@ -513,3 +513,22 @@ def test_display_pins_are_checked():
         config.Settings().updated({"oled_sda": 27, "oled_scl": 26})
     with pytest.raises(config.SettingsError, match="oled_sda: GPIO 2 is already used by column_pins"):
         config.Settings().updated({"oled_sda": 2, "oled_scl": 3})
+
+
+def test_low_time_lights_the_king_of_the_side_to_move():
+    from core import signals as S
+    from core.display import Display
+
+    events, read_at = hands(GAME[:1], [1000])
+    board = transcript.Board(clock="0:15")
+    for t, occupied, sq in events:
+        board.scan_until(t)
+        board.apply(occupied, sq)
+    e8 = parse_square("e8")
+    board.scan_until(read_at[0] + 4995)  # black has 10.005 s left
+    version = board.referee.version
+    assert Display().render(board.referee)[e8] == 0 and not board.referee.clock.low
+    board.scan_until(read_at[0] + 5005)  # under ten seconds: the referee tells the LEDs to redraw
+    assert board.referee.clock.low and board.referee.version > version
+    assert Display().render(board.referee)[e8] == S.LOW_TIME
+    assert Display().render(board.referee)[parse_square("e1")] != S.LOW_TIME

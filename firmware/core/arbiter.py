@@ -107,7 +107,7 @@ def flag_fall(ref, now):
     the board shows a move that was complete before that (its commit presses the clock), or the
     board is being set up (the clock waits)."""
     c = ref.clock
-    if ref.pending_kind == "move" and ((ref.last_change - c.turn_at) & 0x3FFFFFFF) < c.due:
+    if ref.pending_kind == "move" and ((ref.last_change - c.turn_at) & 0x3FFFFFFF) < c.flag_due:
         return
     if ref.phase != _PLAY:
         c.pause(now)
@@ -144,7 +144,13 @@ def check(ref, now, lifted):
     opponent lifts a piece of theirs (their turn has begun)."""
     c = ref.clock
     if lifted < 0 and c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due:
-        flag_fall(ref, now)
+        if c.low:
+            flag_fall(ref, now)
+        else:
+            c.now_low()  # under ten seconds: the king of the side to move shows it
+            ref.version += 1
+            if ((now - c.turn_at) & 0x3FFFFFFF) >= c.due:
+                flag_fall(ref, now)
     error = ref.error
     if error is None or ref.illegal_penalised or error[0] != "illegal":
         return

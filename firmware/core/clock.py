@@ -186,8 +186,11 @@ class Clock:
     """Two players' times under one control. Sides are 0 (white) and 1 (black).
 
     The side to move's time is not counted down scan by scan: the clock keeps when that turn began
-    (turn_at) and how long after it the flag falls (due), so the board's idle step asks only
-    `running and (now - turn_at) & MASK >= due` (flagged()); left() works the time out when asked."""
+    (turn_at) and how long after it the next thing happens (due): the running side's time falls
+    under low_ms (the LEDs show it), or its flag falls (flag_due). So the board's idle step asks
+    only `running and (now - turn_at) & MASK >= due`; left() works the time out when asked."""
+
+    low_ms = 10000  # under this the side to move's king shows low-time (core/display.py)
 
     def __init__(self, periods):
         if not periods:
@@ -207,7 +210,9 @@ class Clock:
         self.running = False
         self.turn_at = 0  # when the running turn (or its resumption after a pause) began
         self.used = 0  # ms of this turn counted before the last pause
-        self.due = 0  # ms after turn_at at which the flag falls
+        self.due = 0  # ms after turn_at at which the next thing happens: low time, or the flag
+        self.flag_due = 0  # ms after turn_at at which the flag falls
+        self.low = False  # the running side's time is under low_ms
         self.fallen = -1  # the side whose flag fell, or -1
         self.history = []  # the mover's time after each move, for PGN's [%clk]: one int a ply
         self._before = None  # the state before the last press, for take_back()
@@ -238,14 +243,22 @@ class Clock:
 
     def flagged(self, now):
         """Has the running side's time run out at now? (The board asks every scan: keep it cheap.)"""
-        return self.running and ((now - self.turn_at) & _MASK) >= self.due
+        return self.running and ((now - self.turn_at) & _MASK) >= self.flag_due
 
     def _set_due(self):
         ms = self.base[self.side]
         p = self.periods[self.period[self.side]]
         if p[2] == US_DELAY:
             ms += p[3]
-        self.due = ms - self.used
+        self.flag_due = ms - self.used
+        self.low = self.flag_due <= self.low_ms
+        self.due = self.flag_due if self.low else self.flag_due - self.low_ms
+
+    def now_low(self):
+        """The running side's time has just fallen under low_ms (due was that moment): the next
+        thing due is the flag."""
+        self.low = True
+        self.due = self.flag_due
 
     # ------------------------------------------------------------------ the players' and board's actions
 

@@ -52,6 +52,9 @@ class Display:
                 put(kb, S.CLAIM)
             if game.check:
                 put(pos.king_square(pos.side), S.CHECK)
+            c = referee.clock
+            if c is not None and c.running and c.low:
+                put(pos.king_square(pos.side), S.LOW_TIME)  # the clock: little time left (docs/clock.md)
         if referee.promotion_square >= 0 and last:
             put(referee.promotion_square, _PROMOTION_SIGNAL[move_promotion(last)])
         if referee.phase == PLAY and not game.is_over():

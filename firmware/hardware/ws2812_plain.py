@@ -6,7 +6,7 @@ from micropython import const
 from hardware.ws2812 import BLINKS, P_ORDER, P_PULSE, P_SLOT, P_STEADY, PULSES, T_COLOURS, T_PULSE
 
 _SQUARES = const(64)
-_COUNT = const(22)  # signals.COUNT (hardware/ws2812.py checks it)
+_COUNT = const(23)  # signals.COUNT (hardware/ws2812.py checks it)
 
 
 def paint(out, frame, table, params):

@@ -273,3 +273,16 @@ def test_flag_and_illegal_results():
     assert illegal_loses(2, "fide", STANDARD) and not illegal_loses(1, "fide", BLITZ)
     assert illegal_loses(1, "lose", RAPID) and not illegal_loses(1, "lose", STANDARD)
     assert penalty_ms(STANDARD) == 120000 and penalty_ms(RAPID) == 60000 and penalty_ms(BLITZ) == 60000
+
+
+def test_low_time_comes_before_the_flag():
+    c = Clock(parse_control("0:30"))
+    c.press(0)
+    assert not c.low and c.due == 20000 and c.flag_due == 30000  # low time at 10 s left
+    c.now_low()
+    assert c.low and c.due == 30000
+    c.press(25000)  # black moved with 5 s left: white's turn, 30 s left
+    assert not c.low and c.due == 20000
+    c2 = Clock(parse_control("0:08"))
+    c2.press(0)
+    assert c2.low and c2.due == c2.flag_due == 8000  # under ten seconds from the start of the turn
