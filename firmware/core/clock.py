@@ -323,7 +323,10 @@ class Clock:
     def take_back(self, now):
         """A move was taken back (casual mode, or a rook move that was the start of castling): the
         clock goes back to before its press, the taker's time having run all along. Only the last
-        press can be undone that way; an older one just hands the turn back."""
+        press can be undone that way; an older one just hands the turn back. A fallen flag stays:
+        the clock stays stopped."""
+        if self.fallen >= 0:
+            return
         if self.history:
             self.history.pop()
         b = self._before
