@@ -207,6 +207,8 @@ class Ssd1306:
     def step(self):
         """Send the next piece that changed, if any; returns whether one was sent."""
         dirty = self.dirty
+        if b"\x01" not in dirty:
+            return False  # the common case, every scan: one C-level search, no loop
         n = self._next
         for _ in range(_CHUNKS):
             if dirty[n]:
