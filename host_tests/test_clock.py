@@ -532,3 +532,29 @@ def test_low_time_lights_the_king_of_the_side_to_move():
     assert board.referee.clock.low and board.referee.version > version
     assert Display().render(board.referee)[e8] == S.LOW_TIME
     assert Display().render(board.referee)[parse_square("e1")] != S.LOW_TIME
+
+
+def test_pieces_knocked_over_by_the_player_who_just_moved_are_put_back_on_its_time():
+    # White moves, and within a second its hand knocks two pieces over (they fall within a few ms);
+    # it puts them back 4.5 s later. That time is white's (FIDE 7.4), not black's; black's clock
+    # runs again once the board is right.
+    sq = parse_square
+    events, read_at = hands(GAME[:1], [1000])
+    t = read_at[0]
+    events += [(t + 500, 0, sq("c2")), (t + 505, 0, sq("d2")), (t + 5000, 1, sq("c2")), (t + 5100, 1, sq("d2"))]
+    board, lines = run(events[:], clock="0:30")
+    c = board.referee.clock
+    assert not c.lent and c.side == 1
+    back = c.turn_at  # when the board read the last piece back (black's time runs again from then)
+    assert t + 5100 < back <= t + 5100 + 3 * DEBOUNCE
+    knock = board.referee.knocked_at  # when the board read the first piece fall
+    assert c.lent_for == knock and t + 500 < knock <= t + 500 + 3 * DEBOUNCE
+    assert c.left(0, back) == 30000 - (back - knock)  # from the knock until the pieces were back
+    assert c.left(1, back) == 30000 - c.used and abs(c.used - (knock - t)) <= DEBOUNCE  # black: until the knock
+    # The same knock long after the move (the side to move's own hand, reaching): its own time.
+    events, read_at = hands(GAME[:1], [1000])
+    t = read_at[0]
+    events += [(t + 3000, 0, sq("c2")), (t + 3005, 0, sq("d2")), (t + 6000, 1, sq("c2")), (t + 6100, 1, sq("d2"))]
+    board, lines = run(events, clock="0:30")
+    c = board.referee.clock
+    assert c.left(0, t + 7000) == 30000 and abs(c.left(1, t + 7000) - (30000 - 7000)) <= DEBOUNCE

@@ -138,11 +138,20 @@ def illegal_completed(ref, now):
 
 
 def check(ref, now, lifted):
-    """Called by the referee with a clock: every scan while its time is up or an error shows
-    (lifted -1), and at a lift while an error shows (lifted: the square). Lets the flag fall, or
-    completes the illegal move on the board once it has stood ref.illegal_ms unchanged, or when the
-    opponent lifts a piece of theirs (their turn has begun)."""
+    """Called by the referee with a clock: every scan while its time is up, an error shows or
+    pieces are off the board (lifted -1), and at a lift while an error shows (lifted: the square).
+    Hands the time to the player who just moved while it puts back pieces it knocked over; lets the
+    flag fall; completes the illegal move on the board once it has stood ref.illegal_ms unchanged,
+    or when the opponent lifts a piece of theirs (their turn has begun)."""
     c = ref.clock
+    if lifted < 0 and (ref.error is not None or ref.resting) and c.running and not c.lent:
+        k = ref.knocked_at
+        if k != c.lent_for and ref.game.ply() and 0 <= ((k - ref.committed_at) & 0x3FFFFFFF) < ref.adjust_ms:
+            # Pieces knocked over by the hand that just moved (within adjust_ms of its move): that
+            # player puts them back on its own time (FIDE 7.4), from the knock on.
+            c.lent_for = k
+            c.lend(k)
+            ref.version += 1
     if lifted < 0 and c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due:
         if c.low:
             flag_fall(ref, now)

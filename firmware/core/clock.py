@@ -213,6 +213,11 @@ class Clock:
         self.due = 0  # ms after turn_at at which the next thing happens: low time, or the flag
         self.flag_due = 0  # ms after turn_at at which the flag falls
         self.low = False  # the running side's time is under low_ms
+        # lend(): the side not to move knocked pieces over and its time runs while it puts them back
+        # (FIDE 7.4: on its own time); side is then that side, give_back() ends it.
+        self.lent = False
+        self.lent_for = -1  # the knock a lend was for (one lend a knock)
+        self._lender_used = 0
         self.fallen = -1  # the side whose flag fell, or -1
         self.history = []  # the mover's time after each move, for PGN's [%clk]: one int a ply
         self._before = None  # the state before the last press, for take_back()
@@ -235,7 +240,9 @@ class Clock:
         """ms side has left at now (0 once its flag has fallen)."""
         ms = self.base[side]
         if side == self.side and self.started:
-            ms -= self._charged(side, self.elapsed(now))
+            ms -= self.elapsed(now) if self.lent else self._charged(side, self.elapsed(now))
+        elif self.lent:
+            ms -= self._charged(side, self._lender_used)  # the side to move's time up to the knock
         return ms if ms > 0 else 0
 
     def times(self, now):
@@ -248,7 +255,7 @@ class Clock:
     def _set_due(self):
         ms = self.base[self.side]
         p = self.periods[self.period[self.side]]
-        if p[2] == US_DELAY:
+        if p[2] == US_DELAY and not self.lent:
             ms += p[3]
         self.flag_due = ms - self.used
         self.low = self.flag_due <= self.low_ms
@@ -261,6 +268,32 @@ class Clock:
         self.due = self.flag_due
 
     # ------------------------------------------------------------------ the players' and board's actions
+
+    def lend(self, at):
+        """From `at` the other side's time runs instead of the side to move's: it knocked pieces
+        over and puts them back on its own time (FIDE 7.4), plainly (no delay) until give_back()."""
+        if not self.running or self.lent:
+            return
+        self._lender_used = self.used + ((at - self.turn_at) & _MASK)
+        self.side = 1 - self.side
+        self.used = 0
+        self.turn_at = at
+        self.lent = True
+        self._set_due()
+
+    def give_back(self, at):
+        """The knocked pieces are back: the time the other side took is charged, and the side to
+        move's time runs on from where it stood."""
+        if not self.lent:
+            return
+        s = self.side
+        self.base[s] -= self.elapsed(at)
+        self.side = 1 - s
+        self.used = self._lender_used
+        self.turn_at = at
+        self.lent = False
+        if self.running:
+            self._set_due()
 
     def start(self, now):
         """The players start the clock (white's time runs from now)."""
@@ -288,6 +321,8 @@ class Clock:
         Bronstein delay, count its moves (the next period's time comes at the last move of a
         period), and start the other side's time. The first move of white starts the clock
         without costing or earning anything; a press while paused carries on with the clock running."""
+        if self.lent:
+            self.give_back(at)
         s = self.side
         self._before = (self.base[0], self.base[1], self.period[0], self.period[1], self.moves[0], self.moves[1],
                         s, self.started, self.running, self.turn_at, self.used)
@@ -359,11 +394,15 @@ class Clock:
         """The running side's flag falls: the clock stops with that side at 0."""
         s = self.side
         self.pause(now)
+        if self.lent:  # its flag fell while it put knocked pieces back: the other's time stands
+            self.base[1 - s] -= self._charged(1 - s, self._lender_used)
+            self.lent = False
         self.base[s] = self._charged(s, self.used)  # left() then shows 0
         self.fallen = s
 
     def stop(self, now):
         """The game ended: the times stay as they are."""
+        self.give_back(now)
         s = self.side
         if self.started:
             self.pause(now)
@@ -376,8 +415,15 @@ class Clock:
     def state(self, now):
         """Small ints that save the clock (restore() takes them back): each side's time at the
         start of its turn, period and moves in it, the side to move, started, ms used this turn."""
-        return (self.base[0], self.base[1], self.period[0], self.period[1], self.moves[0], self.moves[1],
-                self.side, 1 if self.started else 0, self.elapsed(now))
+        base = [self.base[0], self.base[1]]
+        side = self.side
+        used = self.elapsed(now)
+        if self.lent:  # as though the pieces were back now
+            base[side] -= used
+            side = 1 - side
+            used = self._lender_used
+        return (base[0], base[1], self.period[0], self.period[1], self.moves[0], self.moves[1],
+                side, 1 if self.started else 0, used)
 
     def restore(self, state):
         """The clock of a saved game, paused (after a power cut the players resume it)."""

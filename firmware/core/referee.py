@@ -146,6 +146,7 @@ class Referee:
         self._last_lift = -0x10000  # when the last piece left the board ...
         self._burst_start = 0  # ... when the run of lifts knock_ms apart it belongs to began
         self._burst_n = 0  # ... and how many lifts that run has had
+        self.knocked_at = -0x10000  # when the last run of pieces knocked over began (the clock's rules)
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
@@ -346,6 +347,7 @@ class Referee:
         self._last_lift = now
         if self._burst_n < 2:
             return
+        self.knocked_at = self._burst_start
         span = _elapsed(now, self._burst_start)
         i = 0
         while i < self._n_waiting:
@@ -365,7 +367,7 @@ class Referee:
         """Call every scan: confirms touches, commits what has been still long enough; with a clock,
         a flag falls and an illegal move that stood long enough completes (core/arbiter.py)."""
         c = self.clock
-        if c is not None and (self.error is not None or c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due):
+        if c is not None and (self.error is not None or self.resting or c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due):
             self._rules(now, -1)
         if not self._n_waiting and self.pending_kind is None and not self.resting and (self.in_progress or self.error is not None):
             return  # nothing can be due: the step of a still board (no lift waiting, no move shown)
@@ -469,6 +471,8 @@ class Referee:
             self.reading = None  # at power-up: the pieces went back to the saved game
             self.in_progress = True
             self.illegal_penalised = False  # a later illegal move is another one (FIDE 7.5.5)
+            if self.clock is not None and self.clock.lent:
+                self.clock.give_back(self.last_change)  # knocked pieces back: the turn's time runs again
             self._clear_error()
             if self.phase == SETUP:
                 self.pending_kind = "setup"

@@ -286,3 +286,20 @@ def test_low_time_comes_before_the_flag():
     c2 = Clock(parse_control("0:08"))
     c2.press(0)
     assert c2.low and c2.due == c2.flag_due == 8000  # under ten seconds from the start of the turn
+
+
+def test_lend_charges_the_player_who_knocked_pieces_over():
+    c = Clock(parse_control("1d5"))  # a US delay: the lent time is charged plainly
+    c.press(0)  # black's time runs from 0
+    c.lend(1000)  # white knocked pieces over at 1000
+    assert c.lent and c.side == 0
+    assert c.left(0, 4000) == 57000 and c.left(1, 4000) == 60000  # black: 1 s of its 5 s delay
+    state = c.state(4000)  # saved while lent: as though the pieces were back at 4000
+    assert state[0] == 57000 and state[6] == 1 and state[8] == 1000
+    c.give_back(4000)
+    assert not c.lent and c.side == 1 and c.base[0] == 57000
+    assert c.left(1, 10000) == 60000 - (1000 + 6000 - 5000)  # 7 s of black's turn, 5 free
+    c.lend(11000)
+    c.fall(11000 + 57000)  # white's flag falls while it puts the pieces back
+    assert c.fallen == 0 and not c.lent and c.left(0, 0) == 0
+    assert c.left(1, 0) == 60000 - (1000 + 7000 - 5000)  # black: 8 s of its turn by the second knock
