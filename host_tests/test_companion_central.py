@@ -110,3 +110,19 @@ def test_lines_outside_a_round_are_the_boards_own_and_change_nothing():
     m.central.line("move e2e4")  # the board's event stream before begin: not a move of the round
     m.central.line("msg chessboard ready")
     assert not m.game.move_stack and port.sent == ["feature msg"]
+
+
+def test_the_handshake_is_on_until_the_board_has_told_its_game():
+    port = FakePort()
+    m = Match(port, you=chess.WHITE, fen=chess.STARTING_FEN, view=View(out=io.StringIO()))
+    c = m.central
+    assert not c.handshaking()  # no board yet
+    c.on_event("board-up", "/dev/ttyACM0")
+    while port.sent[-1].startswith("feature "):
+        assert c.handshaking()
+        c.line("ok")
+    assert port.sent[-1] == "fen" and c.handshaking()
+    c.line("fen " + chess.STARTING_FEN)
+    assert not c.handshaking()
+    c.on_event("board-down", "unplugged")
+    assert not c.handshaking()

@@ -52,6 +52,15 @@ def test_tables_cover_every_signal():
     assert leds.MONO_BLINK[S.OFF] == 0 and leds.COLOURS[0:3] == bytes(3)
 
 
+def test_the_plain_paint_uses_the_drivers_layout():
+    # hardware/ws2812_plain.py writes the driver's table and params layout out as its own consts
+    # (so that it imports nothing of hardware/ws2812.py): the numbers must be the driver's.
+    from hardware import ws2812, ws2812_plain
+
+    for name in ("T_COLOURS", "T_PULSE", "P_SLOT", "P_STEADY", "P_PULSE", "P_ORDER", "BLINKS", "PULSES"):
+        assert getattr(ws2812_plain, "_" + name) == getattr(ws2812, name), name
+
+
 def test_mono_patterns_tell_signals_apart():
     # Everything that can be on the board together during play, and every error, has its own
     # pattern; the game-end signals have their own among themselves (nothing else is shown then

@@ -49,12 +49,7 @@ if MICROPYTHON:
     _ticks_us = time.ticks_us
     _ticks_diff = time.ticks_diff
 else:
-
-    def _ticks_us():
-        return time.perf_counter_ns() // 1000
-
-    def _ticks_diff(a, b):
-        return a - b
+    from ticks import ticks_diff as _ticks_diff, ticks_us as _ticks_us  # tools/shims/ticks.py
 
 
 def build_board():

@@ -8,17 +8,6 @@ puts the figures side by side. Timing only: nothing here asserts a speed (tests 
 import gc
 import sys
 
-try:
-    from time import ticks_diff, ticks_us
-except ImportError:  # CPython
-    import time as _time
-
-    def ticks_us():
-        return int(_time.perf_counter() * 1000000)
-
-    def ticks_diff(a, b):
-        return a - b
-
 
 def _setup_path():
     here = sys.argv[0].rsplit("/", 1)[0] if "/" in sys.argv[0] else "."
@@ -28,6 +17,11 @@ def _setup_path():
 
 
 _setup_path()
+
+try:
+    from time import ticks_diff, ticks_us
+except ImportError:  # CPython
+    from ticks import ticks_diff, ticks_us  # tools/shims/ticks.py
 
 from core import position  # noqa: E402
 from core.display import Display  # noqa: E402

@@ -19,12 +19,7 @@ if hasattr(time, "ticks_us"):
     _us = time.ticks_us
     _diff = time.ticks_diff
 else:
-
-    def _us():
-        return time.perf_counter_ns() // 1000
-
-    def _diff(a, b):
-        return a - b
+    from ticks import ticks_diff as _diff, ticks_us as _us  # tools/shims/ticks.py
 
 
 # Middlegames from ordinary openings (Italian, Queen's Gambit Declined, Sicilian, a quiet Ruy Lopez).

@@ -32,8 +32,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPY_DIR = os.path.join(ROOT, "build", "mpy")
 FLASH_DIR = os.path.join(ROOT, "build", "flash")
 MANIFEST = os.path.join(ROOT, "build", "flash-manifest.json")
-# Files compiled for the host only: never copied to the board.
-HOST_ONLY = ("hardware/fake.mpy", "main.mpy")
+# firmware/MANIFEST.md: when each firmware module loads and where it runs.
+MODULES = os.path.join(ROOT, "firmware", "MANIFEST.md")
+
+
+def module_table(path=MODULES):
+    """{firmware path ("core/position.py"): (loads, runs on)}, from the table of firmware/MANIFEST.md."""
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("| `"):
+                cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+                rows[cells[0].strip("`")] = (cells[1], cells[2])
+    return rows
+
+
+# Files compiled for the host only: never copied to the board. main.py goes as it is (MicroPython
+# runs main.py at boot, never main.mpy); the others are the manifest's modules that run on the PC.
+HOST_ONLY = ("main.mpy",) + tuple(sorted(p[:-3] + ".mpy" for p, (_, runs) in module_table().items() if runs == "pc"))
 # USB vendor id of the Raspberry Pi RP2040/RP2350 boards as MicroPython enumerates them.
 PICO_VID = "2e8a"
 

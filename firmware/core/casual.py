@@ -4,8 +4,7 @@
 #
 # core/referee.py calls these only in casual mode and imports this module the first time it does,
 # so a board playing strict (the default) keeps the heap this code would take.
-from core.position import MOVE_CASTLING, ROOK, move_from, move_to
-from core.referee import _castling_rook
+from core.position import MOVE_CASTLING, ROOK, castling_rook, move_from, move_to, part_of
 
 
 def alternatives(ref):
@@ -18,16 +17,16 @@ def alternatives(ref):
     if ref.occ == ref.prev:
         ref.pending_kind = "undo"
         ref.in_progress = True
-        ref._clear_error()
+        ref.clear_error()
         return True
     last = game.last_move()
     for sq in ref.emptied + ref.filled:
-        if not ref._part_of(last, sq):
+        if not part_of(last, sq):
             break
     else:
         # Only squares of the last move differ: it may be on its way back (a takeback).
         ref.in_progress = True
-        ref._clear_error()
+        ref.clear_error()
         return True
     castle = rook_first_castling(ref)
     if castle:
@@ -37,13 +36,13 @@ def alternatives(ref):
         for sq in range(64):
             if ref.occ[sq] != prev[sq]:
                 (emptied if prev[sq] else filled).append(sq)
-        move, progress = ref._match((castle,), prev, emptied, filled)
+        move, progress = ref.match((castle,), prev, emptied, filled)
         if move:
             ref.pending = move
             ref.pending_kind = "castle"
         if progress:
             ref.in_progress = True
-            ref._clear_error()
+            ref.clear_error()
             return True
     return False
 
@@ -65,7 +64,7 @@ def rook_first_castling(ref):
     castle = 0
     king = pos.king_square(pos.side)
     for m in pos.legal_moves_from(king, []):
-        if m >> 14 == MOVE_CASTLING and _castling_rook(m)[0] == f:
+        if m >> 14 == MOVE_CASTLING and castling_rook(m)[0] == f:
             castle = m
     pos.make(last)
     return castle

@@ -5,8 +5,20 @@
 # When two meanings fall on one square, signals.PRIORITY keeps the more important one.
 from core import signals as S
 from core.game import CHECKMATE, FLAG, ILLEGAL_MOVES, RESIGNATION, STALEMATE
-from core.position import BLACK, KING, MOVE_CASTLING, MOVE_EN_PASSANT, SQ64, WHITE, move_from, move_promotion, move_to
-from core.referee import OVER, PLAY, SETUP, _castling_rook, _victim
+from core.position import (
+    BLACK,
+    KING,
+    MOVE_CASTLING,
+    MOVE_EN_PASSANT,
+    SQ64,
+    WHITE,
+    castling_rook,
+    move_from,
+    move_promotion,
+    move_to,
+    victim,
+)
+from core.referee import OVER, PLAY, SETUP
 
 _PRIORITY = S.PRIORITY
 _ZEROS = bytes(64)
@@ -146,7 +158,7 @@ class Display:
             # Only an opponent's piece is up (victim first): the moves that take it.
             v = referee.emptied[0]
             for m in game.legal:
-                if _victim(m) == v:
+                if victim(m) == v:
                     moves.append(m)
         # Only touch-move or the board's own engine move can forbid one of them.
         check = ob is not None or referee.remote_required
@@ -158,7 +170,7 @@ class Display:
             hi = len(moves)
         for i in range(lo, hi):
             m = moves[i]
-            if check and not referee._allowed(m, ob):
+            if check and not referee.allowed(m, ob):
                 continue
             t = SQ64[(m >> 7) & 127]  # move_to(m), inline: once per destination
             flag = m >> 14
@@ -173,7 +185,7 @@ class Display:
                     f[t] = S.QUIET
                 continue
             if flag == MOVE_CASTLING:
-                rf, rt = _castling_rook(m)
+                rf, rt = castling_rook(m)
                 put(t, S.QUIET)
                 if referee.occ[t]:
                     # The king is down on its castling square: now the rook.
@@ -182,4 +194,4 @@ class Display:
             else:  # en passant
                 put(t, S.CAPTURE)
                 if referee.occ[t]:
-                    put(_victim(m), S.CAPTURE)  # the pawn still to take off
+                    put(victim(m), S.CAPTURE)  # the pawn still to take off

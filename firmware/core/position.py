@@ -15,6 +15,24 @@ from array import array
 
 from micropython import const
 
+# The 0x88 tables, shared with the move generators (core/position_plain.py, core/position_native.py):
+# square conversions, the line and attack tables, castling rights kept, Zobrist keys. SQ88,
+# SQUARES88, SQ64, ZOBRIST, Z_EN_PASSANT and Z_SIDE are part of this module's interface too.
+from core.position_tables import (  # noqa: F401
+    ATTACKS,
+    CASTLE_KEEP,
+    LINE,
+    PAWN_DIAGONALS,
+    SQ64,
+    SQ88,
+    SQUARES88,
+    STACK_CHUNK,
+    Z_CASTLE,
+    Z_EN_PASSANT,
+    Z_SIDE,
+    ZOBRIST,
+)
+
 # Pieces: the low three bits are the type, bit 3 the colour (0 = white, 8 = black).
 PAWN = const(1)
 KNIGHT = const(2)
@@ -40,10 +58,6 @@ BLACK_KINGSIDE = const(4)
 BLACK_QUEENSIDE = const(8)
 
 NO_SQUARE = const(0x88)  # off the board: also the "no en-passant square" value
-
-# The undo stack grows by 32 plies (3 words each) at a time. The zeros stay allocated: making them
-# anew at each growth would leave 384-byte holes in the heap.
-STACK_CHUNK = bytes(4 * 3 * 32)
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
@@ -74,79 +88,6 @@ _H8 = const(0x77)
 PIECE_SYMBOLS = ".PNBRQK..pnbrqk"
 FILE_NAMES = "abcdefgh"
 RANK_NAMES = "12345678"
-
-_KNIGHT_STEPS = (33, 31, 18, 14, -14, -18, -31, -33)
-_KING_STEPS = (16, -16, 1, -1, 17, 15, -15, -17)
-_PAWN_DIAGONALS = (15, 17)
-
-# The 64 board squares in 0x88, a1 first, and the conversions both ways.
-SQUARES88 = bytes(r * 16 + f for r in range(8) for f in range(8))
-SQ88 = SQUARES88
-SQ64 = bytearray(128)
-for _i in range(64):
-    SQ64[SQUARES88[_i]] = _i
-del _i
-
-# For a difference to - from (+119 so that it indexes from 0):
-# _LINE: the absolute unit step if the squares share a rank, file or diagonal (1, 16, 15, 17), else 0.
-# _ATTACKS: which piece types could attack along that difference on an empty board, one bit per type
-# (bit PAWN is for a white pawn; black pawns are looked up with the difference negated).
-_LINE = bytearray(239)
-_ATTACKS = bytearray(239)
-
-
-def _fill_tables():
-    for step in _KING_STEPS:
-        a = abs(step)
-        slider = (1 << ROOK) if a in (1, 16) else (1 << BISHOP)
-        for n in range(1, 8):
-            d = step * n + 119
-            _LINE[d] = a
-            _ATTACKS[d] |= slider | (1 << QUEEN)
-            if n == 1:
-                _ATTACKS[d] |= 1 << KING
-    for step in _KNIGHT_STEPS:
-        _ATTACKS[step + 119] |= 1 << KNIGHT
-    _ATTACKS[15 + 119] |= 1 << PAWN
-    _ATTACKS[17 + 119] |= 1 << PAWN
-
-
-_fill_tables()
-del _fill_tables  # run once: its bytecode need not stay in the Pico's RAM
-
-# Castling rights that survive a move from or to each square (a king or rook leaving or being captured).
-_CASTLE_KEEP = bytearray(b"\x0f" * 128)
-_CASTLE_KEEP[_E1] = 0x0F & ~(WHITE_KINGSIDE | WHITE_QUEENSIDE)
-_CASTLE_KEEP[_H1] = 0x0F & ~WHITE_KINGSIDE
-_CASTLE_KEEP[_A1] = 0x0F & ~WHITE_QUEENSIDE
-_CASTLE_KEEP[_E8] = 0x0F & ~(BLACK_KINGSIDE | BLACK_QUEENSIDE)
-_CASTLE_KEEP[_H8] = 0x0F & ~BLACK_KINGSIDE
-_CASTLE_KEEP[_A8] = 0x0F & ~BLACK_QUEENSIDE
-
-# Zobrist keys below 2**30 so that they stay small ints on a 32-bit MicroPython. A fixed
-# xorshift generator makes the keys identical on every runtime (and across saved games).
-# Layout of the table: 16 piece codes x 64 squares, then one key per castling-rights state (so a
-# change of rights costs two xors), then one per en-passant file, then the side to move.
-_Z_CASTLE = const(1024)
-Z_EN_PASSANT = const(1040)
-
-
-def _zobrist_table():
-    table = array("i", bytes(4 * 1049))
-    x = 0x2545F491
-    for i in range(1049):
-        # xorshift32 kept within 30 bits
-        x ^= (x << 13) & 0x3FFFFFFF
-        x ^= x >> 17
-        x ^= (x << 5) & 0x3FFFFFFF
-        table[i] = x
-    return table
-
-
-ZOBRIST = _zobrist_table()
-del _zobrist_table
-Z_SIDE = ZOBRIST[1048]
-
 
 def _shown(text, n=24):
     """Text for an error message, cut short: a line pasted by mistake may be megabytes long."""
@@ -198,6 +139,38 @@ def move_promotion(move):
     """Piece type a move promotes to (KNIGHT..QUEEN), or 0."""
     f = move >> 14
     return f - 2 if f >= MOVE_PROMOTE_KNIGHT else 0
+
+
+def castling_rook(move):
+    """(rook from, rook to) of a castling move, 0..63."""
+    t = move_to(move)
+    if t > move_from(move):
+        return t + 1, t - 1
+    return t - 2, t + 1
+
+
+def victim(move):
+    """Square of the piece a move takes (the pawn beside it for en passant), or -1 for a castling."""
+    flag = move >> 14
+    if flag == MOVE_CASTLING:
+        return -1
+    t = move_to(move)
+    if flag == MOVE_EN_PASSANT:
+        return t - 8 if t > move_from(move) else t + 8
+    return t
+
+
+def part_of(move, sq):
+    """Is sq (0..63) one of the squares the move empties or fills?"""
+    if sq == move_from(move) or sq == move_to(move):
+        return True
+    flag = move >> 14
+    if flag == MOVE_CASTLING:
+        rf, rt = castling_rook(move)
+        return sq == rf or sq == rt
+    if flag == MOVE_EN_PASSANT:
+        return sq == victim(move)
+    return False
 
 
 def move_uci(move):
@@ -388,7 +361,7 @@ class Position:
     def compute_zkey(self):
         """Zobrist key from scratch (make/unmake keep it incrementally). En passant is not in it:
         the game adds it only when a capture is really possible (FIDE 9.2.3)."""
-        z = ZOBRIST[_Z_CASTLE + self.castling]
+        z = ZOBRIST[Z_CASTLE + self.castling]
         b = self.board
         for sq in SQUARES88:
             if b[sq]:
@@ -437,11 +410,11 @@ class Position:
             if p & 8:
                 d = -d
             return d == 15 or d == 17
-        if not _ATTACKS[d + 119] & (1 << (p & 7)):
+        if not ATTACKS[d + 119] & (1 << (p & 7)):
             return False
         if p & 7 == KNIGHT or p & 7 == KING:
             return True
-        step = _LINE[d + 119]
+        step = LINE[d + 119]
         if d < 0:
             step = -step
         t = frm + step
@@ -482,7 +455,7 @@ class Position:
         pawn = PAWN | us
         behind = -1 if us == WHITE else 1  # the capturing pawn stands behind the en-passant square
         b = self.board
-        for d in _PAWN_DIAGONALS:
+        for d in PAWN_DIAGONALS:
             frm = e + d * behind
             if not frm & 0x88 and b[frm] == pawn:
                 m = frm | e << 7 | MOVE_EN_PASSANT << 14
@@ -593,7 +566,7 @@ def use_native(on):
                 # for the Pico's armv6m does not load on a PC's port (ValueError).
                 _native = False
         if _native:
-            _native.install(Position, _ATTACKS, _LINE, ZOBRIST, SQ64, _CASTLE_KEEP, STACK_CHUNK)
+            _native.install(Position, ATTACKS, LINE, ZOBRIST, SQ64, CASTLE_KEEP, STACK_CHUNK)
             return True
     from core import position_plain
 

@@ -44,7 +44,7 @@ _SPAN = bytes((0, 0, 0, 0, 0, 8, 12, 16, 8, 12, 8, 16, 8, 16))
 # The candidate moves of one piece, before the pin and check filter (a queen has at most 27).
 _BUF = array("i", bytes(4 * 32))
 
-# Set by install() from core/position.py, which owns them.
+# Set by install() from core/position.py: the tables of core/position_tables.py.
 _ATTACKS = None
 _LINE = None
 _ZOBRIST = None
@@ -348,7 +348,7 @@ def has_legal_move(self):
 
 def install(cls, attacks, line, zobrist, sq64, keep, chunk):
     """Put the native make, unmake, attack test and generator on the Position class; the tables
-    come from core/position.py, which owns them."""
+    are core/position_tables.py's, handed over by core/position.py."""
     global _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP, _CHUNK
     _ATTACKS, _LINE, _ZOBRIST, _SQ64, _KEEP, _CHUNK = attacks, line, zobrist, sq64, keep, chunk
     cls.make = make

@@ -6,13 +6,13 @@
 # bytecode in its RAM too.
 from micropython import const
 
-from core.position import (
-    _ATTACKS,
-    _CASTLE_KEEP,
-    _KING_STEPS,
-    _KNIGHT_STEPS,
-    _LINE,
-    _PAWN_DIAGONALS,
+from core.position_tables import (
+    ATTACKS,
+    CASTLE_KEEP,
+    KING_STEPS,
+    KNIGHT_STEPS,
+    LINE,
+    PAWN_DIAGONALS,
     SQ64,
     SQUARES88,
     STACK_CHUNK,
@@ -42,7 +42,7 @@ _NO_SQUARE = const(0x88)
 _ROOK_STEPS = (16, -16, 1, -1)
 _BISHOP_STEPS = (17, 15, -15, -17)
 _SIDE_STEPS = (-1, 1)  # a pawn takes one file to either side
-_Z_CASTLE = const(1024)  # position.py's layout of ZOBRIST
+_Z_CASTLE = const(1024)  # position_tables.py's layout of ZOBRIST
 _C1 = const(2)
 _D1 = const(3)
 _E1 = const(4)
@@ -67,15 +67,15 @@ def attacked(self, sq, by):
     """Is the 0x88 square attacked by the side `by` (_WHITE or _BLACK)? Allocates nothing.
 
     Walks the eight lines out of sq to the first piece on each: one of `by`'s pieces there
-    attacks sq if _ATTACKS says its type reaches that far in that direction (a slider at any
+    attacks sq if ATTACKS says its type reaches that far in that direction (a slider at any
     distance, a king or pawn next to it). Knights jump, so they are looked up apart."""
     b = self.board
     n = _KNIGHT | by
-    for d in _KNIGHT_STEPS:
+    for d in KNIGHT_STEPS:
         t = sq + d
         if not t & 0x88 and b[t] == n:
             return True
-    for d in _KING_STEPS:
+    for d in KING_STEPS:
         t = sq + d
         while not t & 0x88:
             p = b[t]
@@ -85,7 +85,7 @@ def attacked(self, sq, by):
                     diff = sq - t  # from the attacker to the square
                     if kind == _PAWN and by == _BLACK:
                         diff = -diff  # black pawns capture downwards: the table is white's
-                    if _ATTACKS[diff + 119] & (1 << kind):
+                    if ATTACKS[diff + 119] & (1 << kind):
                         return True
                 break
             t += d
@@ -149,7 +149,7 @@ def make(self, m):
         self.kings[us] = to
     c = self.castling
     if c:
-        n = c & _CASTLE_KEEP[frm] & _CASTLE_KEEP[to]
+        n = c & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
         if n != c:
             z ^= ZOBRIST[_Z_CASTLE + c] ^ ZOBRIST[_Z_CASTLE + n]
             self.castling = n
@@ -211,19 +211,19 @@ def _prepare(self):
     # Pawns and knights can only check directly.
     pawn = _PAWN | them
     ahead = 1 if us == _WHITE else -1  # enemy pawns that check stand ahead of the king
-    for d in _PAWN_DIAGONALS:
+    for d in PAWN_DIAGONALS:
         t = k + d * ahead
         if not t & 0x88 and b[t] == pawn:
             checks += 1
             evade[t] = 1
     n = _KNIGHT | them
-    for d in _KNIGHT_STEPS:
+    for d in KNIGHT_STEPS:
         t = k + d
         if not t & 0x88 and b[t] == n:
             checks += 1
             evade[t] = 1
     q = _QUEEN | them
-    for d in _KING_STEPS:
+    for d in KING_STEPS:
         slider = (_ROOK | them) if d == 16 or d == -16 or d == 1 or d == -1 else (_BISHOP | them)
         t = k + d
         mine = _NO_SQUARE
@@ -257,7 +257,7 @@ def _pin_line(self, sq):
     king, or 0."""
     k = self.kings[self.side]
     d = sq - k
-    line = _LINE[d + 119]
+    line = LINE[d + 119]
     if not line:
         return 0
     step = line if d > 0 else -line
@@ -394,7 +394,7 @@ def _piece_moves(self, out, frm, checks):
     elif kind == _KNIGHT:
         if _PIN[frm]:
             return 0  # a pinned knight can never move
-        for d in _KNIGHT_STEPS:
+        for d in KNIGHT_STEPS:
             t = frm + d
             if not t & 0x88:
                 c = b[t]
@@ -406,7 +406,7 @@ def _piece_moves(self, out, frm, checks):
         elif kind == _ROOK:
             steps = _ROOK_STEPS
         else:
-            steps = _KING_STEPS
+            steps = KING_STEPS
         for d in steps:
             t = frm + d
             while not t & 0x88:
@@ -427,7 +427,7 @@ def _piece_moves(self, out, frm, checks):
         for i in range(start, n):
             m = out[i]
             t = (m >> 7) & 127
-            if pin and _LINE[t - k + 119] != pin:
+            if pin and LINE[t - k + 119] != pin:
                 continue
             if checks and not evade[t]:
                 continue
@@ -445,7 +445,7 @@ def _king_moves(self, out, k, checks):
     them = us ^ 8
     n = 0
     b[k] = 0  # the king must not shield a square from a slider that checks it
-    for d in _KING_STEPS:
+    for d in KING_STEPS:
         t = k + d
         if not t & 0x88:
             c = b[t]

@@ -17,6 +17,13 @@
 # and at power-up (resume_game, docs/power-up.md): ("choose", from, [to squares]) when the pieces
 # stand as several moves the saved game lacks would leave them, ("read", m) just before the
 # ("move", m) of a move read from the board.
+#
+# The referee's interface for its plug-ins (core/casual.py: takebacks and rook-first castling;
+# core/results.py: the kings' result gestures; core/display.py: the LEDs), besides its public
+# attributes (game, phase, occ, base, prev, emptied, filled, pending, pending_kind, in_progress,
+# error, ...): match() reads the board as one of a list of moves, allowed() says whether a move may be
+# played now (touch-move, the engine's move), clear_error() drops the error the board was showing.
+# The move geometry they share (castling_rook, victim, part_of) is core/position.py's.
 from micropython import const
 
 from core.game import RESIGNATION, Game
@@ -31,11 +38,14 @@ from core.position import (
     SQ64,
     STARTING_FEN,
     WHITE,
+    castling_rook,
     move_from,
     move_promotion,
     move_to,
     move_uci,
+    part_of,
     square_name,
+    victim,
     with_promotion,
 )
 
@@ -57,34 +67,15 @@ _NEXT_PROMOTION = (0, 0, QUEEN, 2, 3, 4)
 
 _ZEROS = bytes(64)  # copied over a 64-byte array in one C-level move instead of 64 stores
 
-_START = bytearray(64)
+START_OCCUPANCY = bytearray(64)  # the occupancy of the start position
 for _i in range(16):
-    _START[_i] = 1
-    _START[63 - _i] = 1
-
-
-def _castling_rook(m):
-    """(rook from, rook to) of a castling move, 0..63."""
-    t = move_to(m)
-    if t > move_from(m):
-        return t + 1, t - 1
-    return t - 2, t + 1
+    START_OCCUPANCY[_i] = 1
+    START_OCCUPANCY[63 - _i] = 1
 
 
 def _elapsed(now, then):
     """ms from then to now on a clock that may be time.ticks_ms(), which wraps at 2**30."""
     return (now - then) & 0x3FFFFFFF
-
-
-def _victim(m):
-    """Square of the piece a move takes (the pawn beside it for en passant), or -1 for a castling."""
-    flag = m >> 14
-    if flag == MOVE_CASTLING:
-        return -1
-    t = move_to(m)
-    if flag == MOVE_EN_PASSANT:
-        return t - 8 if t > move_from(m) else t + 8
-    return t
 
 
 class Referee:
@@ -295,7 +286,7 @@ class Referee:
         if not occupied:
             if self.error is not None and self.clock is not None:
                 self._rules(now, sq)  # the opponent's lift may complete an illegal move (core/arbiter.py)
-            if self.pending and self.pending_kind == "move" and not self._part_of(self.pending, sq):
+            if self.pending and self.pending_kind == "move" and not part_of(self.pending, sq):
                 self._commit(now)
             if sq != self.promotion_square:
                 self.promotion_square = -1
@@ -361,7 +352,7 @@ class Referee:
         """A player who has just moved often centres the piece on its square: a lift of the moved
         piece soon after the commit is that player's, not the opponent touching it (FIDE 4.2)."""
         last = self.game.last_move()
-        return bool(last) and _elapsed(now, self.committed_at) < self.adjust_ms and self._part_of(last, sq)
+        return bool(last) and _elapsed(now, self.committed_at) < self.adjust_ms and part_of(last, sq)
 
     def tick(self, now):
         """Call every scan: confirms touches, commits what has been still long enough; with a clock,
@@ -473,7 +464,7 @@ class Referee:
             self.illegal_penalised = False  # a later illegal move is another one (FIDE 7.5.5)
             if self.clock is not None and self.clock.lent:
                 self.clock.give_back(self.last_change)  # knocked pieces back: the turn's time runs again
-            self._clear_error()
+            self.clear_error()
             if self.phase == SETUP:
                 self.pending_kind = "setup"
             else:
@@ -485,16 +476,16 @@ class Referee:
         if self.phase == PLAY:
             move, progress = self._match_board(base, emptied, filled)
             if move:
-                if self._allowed(move):
+                if self.allowed(move):
                     self.pending = move
                     self.pending_kind = "move"
                     self.in_progress = True
-                    self._clear_error()
+                    self.clear_error()
                     return
                 progress = False
             if progress:
                 self.in_progress = True
-                self._clear_error()
+                self.clear_error()
                 return
             if self.mode == CASUAL and self._casual_alternatives():
                 return
@@ -502,7 +493,7 @@ class Referee:
             self.pending_kind = "undo"  # take back the move that ended the game
             self.in_progress = True
             return
-        if self.new_games and occ == _START and (base != _START or self.phase != PLAY):
+        if self.new_games and occ == START_OCCUPANCY and (base != START_OCCUPANCY or self.phase != PLAY):
             self.pending_kind = "new"
             self.in_progress = True
             return
@@ -520,7 +511,7 @@ class Referee:
                 # Pieces being straightened that no legal move involves: nothing to say yet (docs/spec.md section 3).
                 # Once an error shows (a knocked piece), it stays until the board is right again.
                 self.in_progress = True
-                self._clear_error()
+                self.clear_error()
                 self.resting = True
                 if resting:
                     self.hint = hint
@@ -535,7 +526,7 @@ class Referee:
             self._raise_error()  # the wrong squares changed: say so again
 
     def _match_board(self, base, emptied, filled):
-        """_match over the legal moves that can explain the board. With one of the side to move's
+        """match() over the legal moves that can explain the board. With one of the side to move's
         pieces up and nothing else changed (a lift, the step that must light its moves at once)
         only that piece's moves can, and castling if it is a rook: the game keeps each piece's
         moves together, so those are a slice of its list instead of all 30-50 moves."""
@@ -547,15 +538,15 @@ class Referee:
             piece = pos.piece_at(e0)
             if piece & BLACK == pos.side:
                 lo = game.legal_first[e0]
-                found, progress = self._match(legal, base, emptied, filled, lo, lo + game.legal_count[e0])
+                found, progress = self.match(legal, base, emptied, filled, lo, lo + game.legal_count[e0])
                 if piece & 7 == ROOK and not progress:
                     k = pos.king_square(pos.side)  # castling is among the king's moves
                     lo = game.legal_first[k]
-                    progress = self._match(legal, base, emptied, filled, lo, lo + game.legal_count[k])[1]
+                    progress = self.match(legal, base, emptied, filled, lo, lo + game.legal_count[k])[1]
                 return found, progress
-        return self._match(legal, base, emptied, filled)
+        return self.match(legal, base, emptied, filled)
 
-    def _match(self, legal, base, emptied, filled, lo=0, hi=-1):
+    def match(self, legal, base, emptied, filled, lo=0, hi=-1):
         """(the legal move the board shows or 0, whether a legal move can still come of it), from
         legal[lo:hi] (all of it by default)."""
         ne = len(emptied)
@@ -583,13 +574,13 @@ class Referee:
             if e0 != f and e0 != t and flag != MOVE_CASTLING and flag != MOVE_EN_PASSANT and e0 >= 0:
                 continue  # a plain move or capture that neither moves nor takes the lifted piece
             if flag == MOVE_CASTLING:
-                rf, rt = _castling_rook(m)
+                rf, rt = castling_rook(m)
                 if (e0 in (-1, f, rf)) and (e1 in (-1, f, rf)) and (f0 in (-1, t, rt)) and (f1 in (-1, t, rt)):
                     progress = True
                     if ne == 2 and nf == 2:
                         return m, True
             elif flag == MOVE_EN_PASSANT:
-                v = _victim(m)
+                v = victim(m)
                 if (e0 in (-1, f, v)) and (e1 in (-1, f, v)) and (f0 in (-1, t)) and f1 < 0:
                     progress = True
                     if ne == 2 and nf == 1:
@@ -612,26 +603,12 @@ class Referee:
                             return m, True
         return found, progress
 
-    def _part_of(self, m, sq):
-        """Is sq one of the squares the move m empties or fills?"""
-        f = move_from(m)
-        t = move_to(m)
-        if sq == f or sq == t:
-            return True
-        flag = m >> 14
-        if flag == MOVE_CASTLING:
-            rf, rt = _castling_rook(m)
-            return sq == rf or sq == rt
-        if flag == MOVE_EN_PASSANT:
-            return sq == _victim(m)
-        return False
-
     def _all_inert(self, squares):
         """Can no legal move involve any of these squares? The side to move's pieces there cannot
         move, the opponent's cannot be captured (not even en passant), no castling uses them."""
         for m in self.game.legal:
             for sq in squares:
-                if self._part_of(m, sq):
+                if part_of(m, sq):
                     return False
         return True
 
@@ -691,7 +668,7 @@ class Referee:
             for sq in self.touched[self.touched.index(own) + 1 :]:
                 if pos.piece_at(sq) == ROOK | us:
                     for m in legal:
-                        if m >> 14 == MOVE_CASTLING and _castling_rook(m)[0] == sq:
+                        if m >> 14 == MOVE_CASTLING and castling_rook(m)[0] == sq:
                             return ("castle", own, sq)
         return first
 
@@ -703,11 +680,11 @@ class Referee:
 
     def _has_move_to(self, legal, sq, frm):
         for m in legal:
-            if _victim(m) == sq and (frm < 0 or move_from(m) == frm):
+            if victim(m) == sq and (frm < 0 or move_from(m) == frm):
                 return True
         return False
 
-    def _allowed(self, m, ob=False):
+    def allowed(self, m, ob=False):
         """May the move be played now (touch-move, the board's own engine move)? ob: obligation(),
         when the caller asks for many moves and has it already."""
         if self.remote_required and self.remote and (m & 0x3FFF) != (self.remote & 0x3FFF):
@@ -722,10 +699,10 @@ class Referee:
         if ob[0] == "move":
             return move_from(m) == ob[1]
         if ob[0] == "capture":
-            return _victim(m) == ob[1]
+            return victim(m) == ob[1]
         if ob[0] == "castle":
-            return m >> 14 == MOVE_CASTLING and _castling_rook(m)[0] == ob[2]
-        return move_from(m) == ob[1] and _victim(m) == ob[2]
+            return m >> 14 == MOVE_CASTLING and castling_rook(m)[0] == ob[2]
+        return move_from(m) == ob[1] and victim(m) == ob[2]
 
     # ------------------------------------------------------------------ commits
 
@@ -842,11 +819,11 @@ class Referee:
         base[move_to(m)] = 1
         flag = m >> 14
         if flag == MOVE_CASTLING:
-            rf, rt = _castling_rook(m)
+            rf, rt = castling_rook(m)
             base[rf] = 0
             base[rt] = 1
         elif flag == MOVE_EN_PASSANT:
-            base[_victim(m)] = 0
+            base[victim(m)] = 0
 
     def _set_prev(self):
         """prev = the occupancy before the last move (what a takeback must set up)."""
@@ -866,7 +843,7 @@ class Referee:
         self.touched = []
         self._n_waiting = 0
         self.was_lifted[:] = _ZEROS
-        self._clear_error()
+        self.clear_error()
 
     # ------------------------------------------------------------------ errors
 
@@ -877,7 +854,7 @@ class Referee:
         emptied = self.emptied
         filled = self.filled
         if self.phase == PLAY:
-            move, _ = self._match(self.game.legal, self.base, emptied, filled)
+            move, _ = self.match(self.game.legal, self.base, emptied, filled)
             if move and not self._keeps_touch_move(move):
                 kind = TOUCH_MOVE
                 squares.append(ob[1])
@@ -896,7 +873,8 @@ class Referee:
             if self.phase == PLAY:
                 self.out.append(("error", kind, squares))
 
-    def _clear_error(self):
+    def clear_error(self):
+        """The board no longer shows an error (a plug-in read it as a move on its way)."""
         self.error = None
 
     # ------------------------------------------------------------------ the clock's rules

@@ -135,7 +135,7 @@ def generate(pos, buf, n, in_check, captures_only, history, pieces, first, count
                     break
                 t += d
         if kind == KING and not in_check and not captures_only and pos.castling:
-            n = _castling(pos, b, frm, us, them, buf, n)
+            n = castling_moves(pos, b, frm, us, them, buf, n)
     return n
 
 
@@ -147,7 +147,7 @@ def _under_promotions(buf, n, m):
     return n + 3
 
 
-def _castling(pos, b, k, us, them, buf, n):
+def castling_moves(pos, b, k, us, them, buf, n):
     """Castling moves of the king on k (not in check), checked in full (FIDE 3.8.2)."""
     rights = pos.castling >> (0 if us == WHITE else 2)
     base = k & 0x70  # the king's rank: castling rights imply the king stands on e1/e8

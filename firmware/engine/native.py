@@ -31,7 +31,7 @@ from uctypes import addressof
 if sys.implementation.name != "micropython":
     raise ImportError("viper needs MicroPython's native emitter")  # CPython: movegen.py
 
-from engine.movegen import _castling  # noqa: E402
+from engine.movegen import castling_moves  # noqa: E402
 
 CAPTURES_ONLY = const(1 << 16)  # spec bits: quiescence (captures and queen promotions) ...
 IN_CHECK = const(1 << 17)  # ... and the side to move is in check (no castling)
@@ -214,7 +214,7 @@ def generate(pos, buf, spec: int, search) -> int:
                     break
                 t += d
         if kind == _KING and quiet and (spec & IN_CHECK) == 0 and int(pos.castling):
-            n = int(_castling(pos, pos.board, frm, us, them, buf, n))
+            n = int(castling_moves(pos, pos.board, frm, us, them, buf, n))
     return n
 
 

@@ -27,7 +27,7 @@ from micropython import const
 from core import signals as S
 from core.position import BLACK, Position, WHITE, move_promotion, move_uci
 from core.results import only_kings_up
-from core.referee import _START, CASUAL, PLAY  # _START: the occupancy of the start position
+from core.referee import CASUAL, PLAY, START_OCCUPANCY
 
 # Per level 1-8: the deepest iteration in plies (0: no limit) and the seconds to think (0: none).
 # Level 1 searches one ply and the captures after it (it takes what hangs, sees nothing else),
@@ -325,7 +325,7 @@ class Opponent:
         return True
 
     def _at_start(self, ref):
-        return ref.game.ply() == 0 and ref.base == _START
+        return ref.game.ply() == 0 and ref.base == START_OCCUPANCY
 
     def paint(self, frame):
         """Draw the gesture's menu over the frame: ranks 3 and 6 to choose from, the current choice

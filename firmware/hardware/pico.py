@@ -60,7 +60,7 @@ def make_leds(settings, machine, neopixel, say):
         np = neopixel.NeoPixel(Pin(settings.led_pin, Pin.OUT), 64)
     extra = {}
     if _rp2040():
-        from hardware.ws2812_paint import paint  # native code: 1.8 ms a frame less on an RP2040
+        from hardware.ws2812_native import paint  # native code: 1.8 ms a frame less on an RP2040
 
         extra["paint"] = paint
     return Ws2812Leds(

@@ -18,7 +18,7 @@
 #
 # Painting: the 64 squares' colours go into the strip buffer in one call, paint(out, frame, table,
 # params): hardware/ws2812_plain.py's Python loop on CPython, the unix port and WebAssembly, and on
-# the Pico hardware/ws2812_paint.py's native code (viper), where the Python loop costs 1.8 ms of
+# the Pico hardware/ws2812_native.py's native code (viper), where the Python loop costs 1.8 ms of
 # RP2040 time a frame (a fifth of the step that shows a lift) and its bytecode 0.5 kB of heap.
 from array import array
 

@@ -13,31 +13,15 @@
 #   - the board's takeback (casual mode) is an `undo_offer`; the central's `undo FEN`/`redo FEN` set
 #     the position, and the LEDs guide the pieces there.
 # This module holds the session and the board's side (its events, its lines); the central's
-# commands are in link/cpp_commands.py. Pure like the rest of link/: events come in through
-# on_event() during App.step(); what they make the board do to the referee (put a refused move
-# back) waits for poll().
+# commands are in link/cpp_commands.py, what both use in link/cpp_terms.py. Pure like the rest of
+# link/: events come in through on_event() during App.step(); what they make the board do to the
+# referee (put a refused move back) waits for poll().
 from core.game import AGREEMENT, Game, RESIGNATION
 from core.position import KNIGHT, STARTING_FEN, move_promotion, move_uci
 from core.referee import SETUP, STRICT
 from link import ascii_only
+from link.cpp_terms import PROMOTION_LETTERS, pushed
 from link.pieces import Pieces, placement
-
-# Features this board answers `ok` to. Refused: last_move (the board shows the last move from its
-# own record and cannot show one it was only told of), score, submove_state, set_state, option.
-FEATURES = (
-    "msg", "check", "side", "resign", "moved", "draw_offer", "undo_redo", "undo_offer", "get_state",
-    "draw_reason", "variant_reason", "time",
-)
-VARIANTS = ("standard",)
-# `end` reasons that are draws (the basic `draw` and those of feature draw_reason): the board's
-# game then ends drawn, and the LEDs show it on both kings.
-DRAW_REASONS = (
-    "draw", "draw_offer", "stalemate", "threefold_repetition", "fifty_move", "insufficient_material",
-    "dead_position",
-)
-
-_PROMOTION_LETTERS = "nbrq"  # index + KNIGHT = piece type
-
 
 def _cpp_uci(uci):
     """A board move as CPP sends it: a promotion without its piece (the central chooses)."""
@@ -182,7 +166,7 @@ class Cpp:
             if uci[:4] == remote[:4]:
                 # The central's move, made on the board: nothing to answer (CPP "Move").
                 if uci != remote:
-                    self.todo.append(("promote", _PROMOTION_LETTERS.find(remote[4]) + KNIGHT))
+                    self.todo.append(("promote", PROMOTION_LETTERS.find(remote[4]) + KNIGHT))
                 if not self.synced:
                     self.sync()
                 if self.has("moved"):
@@ -258,7 +242,7 @@ class Cpp:
         for agreed in self.agreed:
             if agreed[:4] == uci[:4] and len(agreed) == 5:
                 sent = agreed
-        return _PROMOTION_LETTERS.find(sent[4]) + KNIGHT
+        return PROMOTION_LETTERS.find(sent[4]) + KNIGHT
 
     # ------------------------------------------------------------------ every step
 
@@ -310,7 +294,7 @@ class Cpp:
         """The central's game: its start position and the moves it agreed to."""
         game = Game(self.start_fen)
         for i in range(len(self.agreed)):
-            if not _push(game, self.agreed[i]):
+            if not pushed(game, self.agreed[i]):
                 del self.agreed[i:]  # cannot happen with a central that keeps to the rules
                 break
         return game
@@ -324,7 +308,7 @@ class Cpp:
         if not rejected:
             # An undo or draw offer waiting for its answer is void once the board is put back.
             for kind, uci in self.awaiting:
-                if kind != "move" or not _push(game, uci):
+                if kind != "move" or not pushed(game, uci):
                     break
                 moves.append((kind, uci))
         self.awaiting = moves
@@ -341,11 +325,3 @@ def _event_words(ev):
     from link.board import event_text
 
     return event_text(ev)
-
-
-def _push(game, uci):
-    try:
-        game.push_uci(uci)
-        return True
-    except ValueError:
-        return False

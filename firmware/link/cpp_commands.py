@@ -5,7 +5,7 @@ from core.position import KNIGHT, STARTING_FEN, move_uci, parse_square
 from core.referee import OVER, PLAY, SETUP
 from link import short
 from link.board import complete_fen
-from link.cpp import DRAW_REASONS, FEATURES, VARIANTS, _PROMOTION_LETTERS, _push
+from link.cpp_terms import DRAW_REASONS, FEATURES, PROMOTION_LETTERS, VARIANTS, pushed
 
 
 def begin(cpp, rest):
@@ -135,7 +135,7 @@ def _answer(cpp, accepted, rest):
 
 def promote(cpp, rest):
     # The central's answer to a promotion the board sent, naming the piece.
-    if len(rest) != 5 or rest[4] not in _PROMOTION_LETTERS:
+    if len(rest) != 5 or rest[4] not in PROMOTION_LETTERS:
         cpp.err("promote needs q, r, b or n, or a UCI move such as a7a8n")
         return
     if not cpp.awaiting or cpp.awaiting[0][0] != "move" or cpp.awaiting[0][1][:4] != rest[:4]:
@@ -147,7 +147,7 @@ def promote(cpp, rest):
     ref = cpp.app.referee
     last = ref.game.last_move()
     if last and move_uci(last) != rest and move_uci(last)[:4] == rest[:4]:
-        piece = _PROMOTION_LETTERS.find(rest[4]) + KNIGHT
+        piece = PROMOTION_LETTERS.find(rest[4]) + KNIGHT
         if ref.choose_promotion(piece):
             cpp.echoes.append(rest)
             cpp.app.redraw()
@@ -220,7 +220,7 @@ def _shift(cpp, rest, back):
     cpp.after_undo = None
     # The castling whose rook move the central just took back (rook-first, casual mode), or a
     # move played after the takeback: it goes out now, and stays on the board.
-    after = after if back and after is not None and _push(game, after) else None
+    after = after if back and after is not None and pushed(game, after) else None
     cpp.load(game)
     if after is not None:
         cpp.send_move(after)

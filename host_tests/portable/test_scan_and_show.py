@@ -108,12 +108,12 @@ def test_ws2812_show_allocates_nothing():
 
 
 def _native_paint():
-    """hardware/ws2812_paint.py's viper paint() where this runtime compiles viper (the unix port,
+    """hardware/ws2812_native.py's viper paint() where this runtime compiles viper (the unix port,
     the Pico), else None (CPython, where the shim makes it plain Python, and WebAssembly)."""
     if not MICROPYTHON:
         return None
     try:
-        from hardware.ws2812_paint import paint
+        from hardware.ws2812_native import paint
     except (ImportError, SyntaxError, ValueError, NotImplementedError):
         return None
     return paint

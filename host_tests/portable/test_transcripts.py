@@ -13,11 +13,15 @@ if "tools/sim" not in sys.path:
 # On MicroPython the firmware's .py files compile at import, and the compiler's working memory for
 # the two biggest (the rules and the referee, 35 kB of source each) is the peak of this module on
 # a 200 kB heap: compiled first, with a collection after each, their garbage does not fragment it.
+# So are the simulator's fakes and casual mode (loaded on its first use, else in the middle of a
+# game, when a heap full of the game's objects may have no hole the compiler's working memory fits).
 import core.position  # noqa: E402,F401
 gc.collect()
 import core.referee  # noqa: E402,F401
 gc.collect()
 import hardware.fake  # noqa: E402,F401  (the next biggest, the same way)
+gc.collect()
+import core.casual  # noqa: E402,F401
 gc.collect()
 from board_sim import BoardSim  # noqa: E402
 

@@ -260,6 +260,10 @@ class Central:
         if not self._plan and not self._asked and self.connected and not self.round:
             self.game.board_ready(self._board_fen)
 
+    def handshaking(self):
+        """Is the handshake after a (re)connection still going on: steps to do or an answer awaited?"""
+        return bool(self._plan or self._asked)
+
     # ------------------------------------------------------------------ what the loop wants
 
     def begin(self, fen):

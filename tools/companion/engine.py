@@ -82,6 +82,14 @@ class Engine:
         t = threading.Thread(target=self._search, args=(board, ticket, hint), name="engine", daemon=True)
         t.start()
 
+    def analyse(self, board, seconds):
+        """The running engine's view of `board` (python-chess's info dict, with "score") after
+        `seconds`, waiting for a search in progress to end first; None when no engine runs."""
+        with self._lock:
+            if self._engine is None:
+                return None
+            return self._engine.analyse(board, chess.engine.Limit(time=seconds))
+
     def _search(self, board, ticket, hint):
         kind = "engine-hint" if hint else "engine-move"
         with self._lock:

@@ -214,12 +214,11 @@ class EngineMatch(Match):
 
     def _engine_thinks_drawn(self):
         try:
-            with self.engine._lock:
-                if self.engine._engine is None:
-                    return False
-                info = self.engine._engine.analyse(self.game, chess.engine.Limit(time=0.2))
+            info = self.engine.analyse(self.game, 0.2)
         except Exception:  # noqa: BLE001 - no answer is no
             return False
+        if info is None:
+            return False  # no engine running
         score = info.get("score")
         return score is not None and abs(score.white().score(mate_score=100000)) <= DRAW_MARGIN_CP
 

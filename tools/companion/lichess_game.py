@@ -331,8 +331,8 @@ class LichessMatch(Match):
 
     def tick(self):
         super().tick()
-        if self.full_seen and self.board_up and not self.central.round and not self.central._plan \
-                and not self.central._asked and not self.over:
+        if self.full_seen and self.board_up and not self.central.round and not self.central.handshaking() \
+                and not self.over:
             self.central.begin(self.game.fen())  # a game arrived after the board was ready
 
     def command(self, cmd, args):
