@@ -13,7 +13,6 @@ import transcript
 from app import App
 from core.arbiter import can_mate
 from core.position import BLACK, WHITE, Position, parse_square
-from link import Link
 from store import GameStore
 from test_clock_portable import reference
 from test_link import Rig
