@@ -36,8 +36,10 @@ def _no_state():
     return ""
 
 
-def _board(fen, mode):
+def _board(fen, mode, clock=None):
     sim = BoardSim(fen=fen, mode=mode)
+    if clock is not None:
+        sim.app.referee.set_clock(clock)  # before the first move, as the USB clock command does
     sim.log = []  # start-up messages are not part of the transcript's output
     # The browser's state as JSON after every transition is the page's, not what this test reads
     # (the lines are in sim.log): building it, pixels and all, fragmented the 200 kB heap.
@@ -52,6 +54,7 @@ def replay(path):
 
     fen = None
     mode = "strict"
+    clock = None  # @clock: host_tests/transcripts_clock/ (test_clock_transcripts.py)
     expect = []
     sim = None
     last = 0
@@ -68,14 +71,16 @@ def replay(path):
                 fen = line[5:].strip()
             elif line.startswith("@mode "):
                 mode = line[6:].strip()
+            elif line.startswith("@clock "):
+                clock = line[7:].strip()
             else:
                 if sim is None:  # the headers come first; the board starts at the first transition
-                    sim = _board(fen, mode)
+                    sim = _board(fen, mode, clock)
                 t, action, sq = line.split()
                 last = int(t)
                 sim.advance(last, ((last, 1 if action == "place" else 0, parse_square(sq)),))
     if sim is None:
-        sim = _board(fen, mode)
+        sim = _board(fen, mode, clock)
     sim.advance(last + TAIL_MS)
     # The console's messages and the plain words after events (`msg ...`) are for people, not output.
     lines = [line for line in sim.log if not line.startswith("console: ") and not line.startswith("msg ")]
