@@ -1,6 +1,6 @@
 # A fake I2C bus with an SSD1306 OLED on it, for host_tests/test_clock.py: it decodes what
 # firmware/hardware/ssd1306.py sends and reads the picture back (CPython only: the firmware's own
-# fakes in hardware/fake.py must stay small enough to compile on a 200 kB MicroPython heap).
+# fakes in hardware/fake.py must stay small enough to compile on a 320 kB MicroPython heap).
 
 
 class FakeSsd1306Bus:

@@ -1,11 +1,10 @@
 # host_tests/transcripts_clock/ (flags, completed illegal moves) through the whole firmware, by
 # test_transcripts.py's replay, in a process of its own.
 #
-# On the MicroPython unix port at the Pico's 200 kB heap the firmware's .py files compile at import
-# (the Pico loads precompiled .mpy: no compiler memory), and test_transcripts.py already fills that
-# heap to within a few kB: compiling the clock's modules as well does not fit. There the test is
-# skipped, saying so; CPython (pytest) and WebAssembly run it in full, and tools/replay.py runs the
-# same files in host_tests/test_transcripts_replay.py.
+# On the MicroPython unix port the firmware's .py files compile at import (the Pico loads
+# precompiled .mpy: no compiler memory); on a heap too small for that (less than the 320 kB of
+# make test-micropython) the test is skipped, saying so. tools/replay.py runs the same files in
+# host_tests/test_transcripts_replay.py.
 import gc
 import sys
 

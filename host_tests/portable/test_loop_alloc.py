@@ -5,7 +5,7 @@ import gc
 
 # On MicroPython the firmware's .py files compile at import (the Pico loads .mpy): the two biggest,
 # the rules and the referee, first and one at a time, so the compiler's working memory for them
-# fits the 200 kB heap (as test_transcripts.py does).
+# fits the 320 kB heap (as test_transcripts.py does).
 import core.position  # noqa: E402,F401
 
 gc.collect()

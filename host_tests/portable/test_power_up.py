@@ -11,7 +11,7 @@ import gc
 
 # On MicroPython the firmware's .py files compile at import (the Pico loads .mpy files instead):
 # the plain words the App loads at its first power-up message compile here, before the boards of
-# the tests below break the 200 kB heap into pieces too small for the compiler.
+# the tests below break the 320 kB heap into pieces too small for the compiler.
 import core.messages  # noqa: F401
 
 gc.collect()

@@ -12,7 +12,7 @@ if "tools/sim" not in sys.path:
 
 # On MicroPython the firmware's .py files compile at import, and the compiler's working memory for
 # the two biggest (the rules and the referee, 35 kB of source each) is the peak of this module on
-# a 200 kB heap: compiled first, with a collection after each, their garbage does not fragment it.
+# a 320 kB heap: compiled first, with a collection after each, their garbage does not fragment it.
 # So are the simulator's fakes and casual mode (loaded on its first use, else in the middle of a
 # game, when a heap full of the game's objects may have no hole the compiler's working memory fits).
 import core.position  # noqa: E402,F401
@@ -42,14 +42,14 @@ def _board(fen, mode, clock=None):
         sim.app.referee.set_clock(clock)  # before the first move, as the USB clock command does
     sim.log = []  # start-up messages are not part of the transcript's output
     # The browser's state as JSON after every transition is the page's, not what this test reads
-    # (the lines are in sim.log): building it, pixels and all, fragmented the 200 kB heap.
+    # (the lines are in sim.log): building it, pixels and all, fragmented the 320 kB heap.
     sim.changes = _no_state
     return sim
 
 
 def replay(path):
     """(the lines the whole firmware printed for a transcript file, the file's expected lines).
-    The file is streamed: a recorded game has too many transitions to hold as a list in 200 kB."""
+    The file is streamed: a recorded game has too many transitions to hold as a list in 320 kB."""
     from core.position import parse_square
 
     fen = None

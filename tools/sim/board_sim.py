@@ -59,7 +59,7 @@ class BoardSim:
 
     def __init__(self, fen=None, mode=None, overrides=None, flash=False):
         """flash: keep the saved game on a flash in RAM, as the Pico does, for power_cycle() (the
-        store's code is loaded only then: MicroPython's 200 kB test heap has no room for it beside
+        store's code is loaded only then: MicroPython's 320 kB test heap has no room for it beside
         the rest)."""
         o = {"brightness": SIM_BRIGHTNESS}
         if mode is not None:

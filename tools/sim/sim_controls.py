@@ -1,6 +1,6 @@
 # The browser page's and the terminal's controls for what a player sets up on the board: a time
 # control, the clock's buttons, the board's own engine (tools/sim/board_sim.py's methods of the same
-# names call these; loaded when first used, to keep board_sim.py small on a 200 kB test heap).
+# names call these; loaded when first used, to keep board_sim.py small on a 320 kB test heap).
 
 
 def set_clock(sim, control):
