@@ -25,8 +25,10 @@ NODE ?= node
 NPM ?= npm
 VENV := .venv
 VENV_BIN := $(VENV)/bin
-# The Pico has about 190 kB of heap free after boot; the unix port gets a little more, not 2 MB.
-MICROPYTHON_HEAP ?= 200k
+# Not 2 MB: a heap near the Pico's keeps the portable tests honest about memory. More than the
+# Pico's 240 kB because here the firmware compiles from .py at import (the Pico loads .mpy files)
+# and objects are 64-bit; the Pico-sized check, with .mpy files, is host_tests/test_pico_loop_alloc.py.
+MICROPYTHON_HEAP ?= 320k
 TESTS ?=
 PYTEST_ARGS ?=
 
@@ -75,7 +77,7 @@ test-cpython: $(PY_STAMP) $(PORTABLE_DATA)
 	$(VENV_BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup host_tests --ignore=host_tests/test_browser.py $(addprefix --ignore=,$(PICO_TESTS)) $(PYTEST_ARGS)
 
 # Each test module gets a MicroPython of its own, as a freshly booted board: interned names and
-# heap fragments left by one module's imports never crowd the next out of the 200 kB heap.
+# heap fragments left by one module's imports never crowd the next out of the heap.
 PORTABLE_MODULES = $(basename $(notdir $(wildcard host_tests/portable/test_*.py)))
 
 test-micropython: $(PY_STAMP) $(PORTABLE_DATA)

@@ -91,6 +91,9 @@ class App:
         self.matrix_fault_seen = False  # the scanner's fault() at the last scan that changed anything
         self.save_due = False  # the game changed since the last save (see SAVE_QUIET_MS)
         self.steps = 0
+        self.now = 0  # the time of the last step: a save records the clock as it stands then
+        if store is not None and hasattr(store, "clock_line"):
+            store.clock_line = self.clock_line
         self.selftest = None
         self.ble = None
 
@@ -117,6 +120,9 @@ class App:
             ref.resume_game(game, now)  # a move the save did not reach is read from the pieces
         else:
             ref.load_game(Game(), now)
+        clock = getattr(self.store, "clock", None) if game is not None else None
+        if clock is not None:
+            self.resume_clock(clock)  # before the first tick: a move read from the pieces presses it
         saved = getattr(self.store, "opponent", None) if game is not None else None
         if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
             opponent = self.engine()
@@ -134,6 +140,7 @@ class App:
                 return 0
             self.selftest = None  # the game resumes: the LEDs guide the pieces back to it
         ref = self.referee
+        self.now = now
         raw = self._scan()
         n = feed_scan(self.debouncer, ref, raw, now)
         still = not n and self.debouncer.unsettled == 0
@@ -165,6 +172,20 @@ class App:
         self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)  # _show, inline
         self.steps += 1
         return n
+
+    def clock_line(self):
+        """The clock as the store saves it (firmware/store.py), or None without one."""
+        if self.referee.clock is None:
+            return None
+        from core.clock import saved_line
+
+        return saved_line(self.referee, self.now)
+
+    def resume_clock(self, saved):
+        """The saved clock of a resumed game, paused until a move or the players start it."""
+        from core.clock import resume_saved
+
+        self.console(resume_saved(self.referee, saved, self.now))
 
     def engine(self):
         """The board's own engine (engine/opponent.py), made the first time it is wanted; None when

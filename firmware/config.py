@@ -56,6 +56,7 @@ OPPONENTS = ("none", "white", "black")
 # "off" (and any Pico without the radio) leaves the radio off.
 BLE_SERVICES = ("off", "cpp", "chesslink", "both")
 ONLINE_SEEKS = ("none", "10+0", "10+5", "15+10", "30+0", "30+20")
+ILLEGAL_RULES = ("fide", "lose")
 FILES = "abcdefgh"
 
 # docs/spec.md section 3: a board that matches a legal move commits it within 500 ms of its last transition.
@@ -73,6 +74,7 @@ _CHOICE = const(3)  # one of the strings in `low`
 _PATH = const(4)  # file name on the Pico, or null for none
 _LED_PIN = const(5)  # the status LED: 25, a header GPIO, "LED" (Pico W) or null
 _OPT_PIN = const(6)  # one header GPIO, or null when not wired
+_CLOCK = const(7)  # a time control in core/clock.py's notation, or "none"
 
 # (key, kind, default, low or choices, high). The order is the order of as_dict() and of the checks,
 # so the first error reported is the same on CPython and MicroPython.
@@ -90,6 +92,11 @@ FIELDS = (
     # resistor divider on DOUT, and 8 register writes still take well under 1 ms.
     ("spi_baudrate", _INT, 1000000, 10000, 10000000),
     ("status_led_pin", _LED_PIN, ONBOARD_LED_GPIO, None, None),
+    # The optional clock display: an SSD1306 128x64 OLED on I2C (hardware/oled.md). null: none
+    # fitted. Its I2C block's SDA on an even GPIO, SCL on the odd one after it, e.g. 26 and 27 on I2C1.
+    ("oled_i2c_id", _INT, 1, 0, 1),
+    ("oled_sda", _OPT_PIN, None, None, None),
+    ("oled_scl", _OPT_PIN, None, None, None),
     # LEDs: see hardware/leds.md.
     ("led_type", _CHOICE, "ws2812", LED_TYPES, None),
     ("led_chain", _CHOICE, "serpentine", LED_CHAINS, None),
@@ -112,6 +119,15 @@ FIELDS = (
     # when no game is in progress ("none": it only resumes a game or takes a challenge). The Board
     # API pairs rapid and slower seeks only; these are Lichess's own rapid and classical pools.
     ("online_seek", _CHOICE, "none", ONLINE_SEEKS, None),
+    # The clock (docs/clock.md): the time control of every new game ("none": no clock), e.g. "5+3",
+    # "15+10", "90/40+30,30+30", "5d3" (US delay), "5b3" (Bronstein).
+    ("clock", _CLOCK, "none", None, None),
+    # A completed illegal move (FIDE 7.5): "fide" gives the opponent extra time and the second
+    # loses; "lose": the first loses in rapid and blitz (the older rule of the seeds).
+    ("illegal_moves", _CHOICE, "fide", ILLEGAL_RULES, None),
+    # How long an illegal move stands, shown as an error, before it counts as completed (as if
+    # the player had pressed the clock); the opponent lifting a piece completes it sooner.
+    ("illegal_complete_ms", _INT, 2000, 500, 60000),
     # Timings.
     ("scan_period_ms", _INT, 5, 1, 50),
     # Reed contacts bounce 0.5-2 ms and a hand lowering a magnet chatters longer: a square is
@@ -195,6 +211,17 @@ def _value(key, kind, value, low, high):
         return _pins(key, value)
     if kind == _CHOICE:
         return _choice(key, value, low)
+    if kind == _CLOCK:
+        if type(value) is not str:
+            raise SettingsError(key, 'must be a time control like "5+3" or "none", got ' + _show(value))
+        if value.strip().lower() not in ("", "none", "off", "-"):
+            from core.clock import parse_control
+
+            try:
+                parse_control(value)
+            except ValueError as e:
+                raise SettingsError(key, str(e))
+        return value
     if kind == _PATH:
         if value is None:
             return None
@@ -299,6 +326,7 @@ class Settings:
                     "column_pins[%d] is %d, expected %d" % (i, cols[i], cols[0] + i),
                 )
         self._check_spi()
+        self._check_i2c()
         self._check_unique()
         if self.commit_delay_ms <= SLIDE_WINDOW_MS:
             raise SettingsError(
@@ -346,6 +374,21 @@ class Settings:
                     % (pin, self.spi_id, name, " or ".join(str(p) for p in options)),
                 )
 
+    def _check_i2c(self):
+        # RP2040 function table: GPIO n belongs to I2C block (n >> 1) & 1, SDA when n is even, SCL odd.
+        if (self.oled_sda is None) != (self.oled_scl is None):
+            raise SettingsError("oled_sda" if self.oled_sda is None else "oled_scl",
+                                "give both oled_sda and oled_scl, or neither (no display)")
+        for key, odd, name in (("oled_sda", 0, "SDA"), ("oled_scl", 1, "SCL")):
+            pin = getattr(self, key)
+            if pin is not None and ((pin >> 1) & 1 != self.oled_i2c_id or pin & 1 != odd):
+                options = [p for p in HEADER_GPIOS if (p >> 1) & 1 == self.oled_i2c_id and p & 1 == odd]
+                raise SettingsError(
+                    key,
+                    "GPIO %d cannot be I2C%d %s; that is GPIO %s"
+                    % (pin, self.oled_i2c_id, name, ", ".join(str(p) for p in options)),
+                )
+
     def _check_unique(self):
         used = {}  # GPIO -> the key that took it
         for key, pin in self.pin_uses():
@@ -362,7 +405,7 @@ class Settings:
             out.append(("row_pins[%d]" % i, self.row_pins[i]))
         for i in range(8):
             out.append(("column_pins[%d]" % i, self.column_pins[i]))
-        for key in ("led_pin", "spi_sck", "spi_mosi", "spi_miso", "spi_cs", "status_led_pin"):
+        for key in ("led_pin", "spi_sck", "spi_mosi", "spi_miso", "spi_cs", "status_led_pin", "oled_sda", "oled_scl"):
             out.append((key, getattr(self, key)))
         return out
 

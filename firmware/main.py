@@ -62,8 +62,9 @@ FAULT_BLINK_MS = const(100)
 class Board:
     """Everything wired together: app, link, store, leds, status LED."""
 
-    def __init__(self, app, link, store, leds, status_led=None, leds_fault=False):
+    def __init__(self, app, link, store, leds, status_led=None, leds_fault=False, face=None):
         self.app = app
+        self.face = face  # the optional clock display (hardware/clock_face.py), or None
         self.leds_fault = leds_fault  # the LED driver did not answer its self-test
         self.link = link
         self.store = store
@@ -109,6 +110,8 @@ class Board:
             # the sockets never run here: online/board_api.py runs on the second core).
             self._online_at = now
             online.poll(now)
+        if self.face is not None:
+            self.face.step(now)  # at most one small I2C write a scan
         if now - self._beat >= FAULT_BLINK_MS and self.status_led is not None:
             blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault_seen else HEARTBEAT_MS
             if now - self._beat >= blink:
@@ -236,9 +239,16 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
     status_led = pico.make_status_led(settings, machine)
     if settings.ble != "off":
         app.ble = start_ble(app, settings.ble, bluetooth, said.append, link.info)
+    face = None
+    oled = pico.make_oled(settings, machine, said.append)
+    if oled is not None:
+        from hardware.clock_face import ClockFace
+        from link.clock_command import app_time
+
+        face = ClockFace(oled, app.referee, lambda: app_time(link))
     for text in said:
         link.info(text)
-    return Board(app, link, store, leds, status_led, getattr(leds, "fault", False))
+    return Board(app, link, store, leds, status_led, getattr(leds, "fault", False), face)
 
 
 def start_ble(app, services, bluetooth, say, console):

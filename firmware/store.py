@@ -29,6 +29,11 @@
 #   result 1-0 resignation             only for results the moves cannot show: resignation,
 #                                      agreement, claimed draw (checkmate etc. replay by themselves)
 #   opponent black 3                   only when the board's engine plays: its side and level
+#   clock 5+3 W B PW PB MW MB S R U IW IB   only with a clock (core/clock.py): the control, then each
+#                                      side's ms at the start of its turn, period, moves in it, the
+#                                      side to move (0/1), started (0/1), ms used of this turn, and
+#                                      each side's completed illegal moves. Records without it (older
+#                                      ones among them) are games without a clock.
 #   end <bytes> <adler32>              length and Adler-32 of everything before this line
 # A file cut short has no end line or a wrong length; a flipped bit changes the Adler-32 (a single
 # bit error always changes its low half). Adler-32 is computed here in pure Python with small ints
@@ -36,13 +41,22 @@
 # zlib.adler32 on a PC.
 from micropython import const
 
-from core.game import AGREEMENT, CLAIMED_DRAW, RESIGNATION, Game
+from core.game import (
+    AGREEMENT,
+    CLAIMED_DRAW,
+    FLAG,
+    FLAG_INSUFFICIENT,
+    ILLEGAL_MOVES,
+    ILLEGAL_MOVES_INSUFFICIENT,
+    RESIGNATION,
+    Game,
+)
 from core.position import BLACK, WHITE
 
 FORMAT = "chessboard-game"
 VERSION = const(1)
 MODES = ("strict", "casual")
-_FORCED = (RESIGNATION, AGREEMENT, CLAIMED_DRAW)
+_FORCED = (RESIGNATION, AGREEMENT, CLAIMED_DRAW, FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT)
 _MOVES_PER_LINE = const(16)
 _ADLER_MOD = const(65521)
 # A 600-ply game is about 3.7 kB; anything far bigger is not a record this firmware wrote, and
@@ -53,7 +67,16 @@ _ENOENT = const(2)
 # and keeps the counter a small int on the Pico.
 _MAX_SEQ = const(0x3FFFFFFF)
 # What each result reason may come with: a resignation has a winner, an agreement or claim is a draw.
-_RESULTS = {RESIGNATION: ("1-0", "0-1"), AGREEMENT: ("1/2-1/2",), CLAIMED_DRAW: ("1/2-1/2",)}
+_RESULTS = {
+    RESIGNATION: ("1-0", "0-1"),
+    AGREEMENT: ("1/2-1/2",),
+    CLAIMED_DRAW: ("1/2-1/2",),
+    FLAG: ("1-0", "0-1"),
+    FLAG_INSUFFICIENT: ("1/2-1/2",),
+    ILLEGAL_MOVES: ("1-0", "0-1"),
+    ILLEGAL_MOVES_INSUFFICIENT: ("1/2-1/2",),
+}
+_CLOCK_NUMBERS = const(11)
 
 
 class StoreError(ValueError):
@@ -102,6 +125,10 @@ class GameStore:
         self.seq = 0  # counter of the newest record seen or written
         self.result = None  # (result, reason) of a resignation/agreement/claim in the loaded record
         self.opponent = None  # "white 3" / "black 5": the board's engine in this game (engine/opponent.py)
+        # The clock: clock_line() -> the text after "clock " to save, or None (set by the App), and
+        # what the loaded record had: (control, (9 clock numbers), (illegal moves of white, black)).
+        self.clock_line = None
+        self.clock = None
         self._loaded = None  # (start_fen, moves) of the loaded record, for apply_result()
 
     # ------------------------------------------------------------------ saving
@@ -118,6 +145,9 @@ class GameStore:
             lines.append("result %s %s\n" % (game.result, game.reason))
         if self.opponent:
             lines.append("opponent %s\n" % self.opponent)
+        clock = self.clock_line() if self.clock_line is not None else None
+        if clock:
+            lines.append("clock %s\n" % clock)
         f = self._open(self.tmp, "wb")
         try:
             a = 1
@@ -160,6 +190,7 @@ class GameStore:
         self._loaded = None
         self.result = None
         self.opponent = None
+        self.clock = None
         errors = []
         records = []
         for path in (self.path, self.tmp):  # .tmp is complete only if a save was cut before its rename
@@ -178,7 +209,7 @@ class GameStore:
             records.reverse()
         notes = []
         for record, path in records:
-            seq, mode, fen, moves, result, opponent = record
+            seq, mode, fen, moves, result, opponent, clock = record
             try:
                 game, past_end = _replay(fen, moves)
             except ValueError as e:
@@ -193,6 +224,7 @@ class GameStore:
                 )
             self.result = result
             self.opponent = opponent
+            self.clock = clock
             self._loaded = (game.start_fen, game.uci_moves())
             if result is not None and not game.is_over() and not self.apply_result(game):
                 notes.append("%s: refused its result %s %s: %s" % (path, result[0], result[1], "no draw can be claimed in this position"))
@@ -216,12 +248,14 @@ class GameStore:
             game.resign(WHITE if result == "0-1" else BLACK)
         elif reason == CLAIMED_DRAW:
             game.claim_draw()
-        else:
+        elif reason == AGREEMENT:
             game.agree_draw()
+        else:
+            game.declare(result, reason)  # an arbiter's decision: a flag fall, illegal moves
         return game.is_over()
 
     def _read(self, path):
-        """(seq, mode, fen, moves, result, opponent) from one file, None if it does not exist."""
+        """(seq, mode, fen, moves, result, opponent, clock) from one file, None if it does not exist."""
         try:
             f = self._open(path, "rb")
         except OSError as e:
@@ -254,7 +288,8 @@ def _replay(fen, moves):
 
 
 def parse(data, name="saved game"):
-    """(seq, mode, fen, moves, result, opponent) from a record's bytes; raises StoreError saying what is wrong."""
+    """(seq, mode, fen, moves, result, opponent, clock) from a record's bytes; raises StoreError saying
+    what is wrong. clock: None, or (control, 9 clock numbers, 2 illegal-move counts)."""
     if not data:
         raise StoreError("%s: empty file (the save was cut off before anything was written)" % name)
     if len(data) > MAX_BYTES:
@@ -297,6 +332,7 @@ def parse(data, name="saved game"):
     moves = []
     result = None
     opponent = None
+    clock = None
     for line in lines[1:]:
         if not line:
             continue
@@ -328,8 +364,27 @@ def parse(data, name="saved game"):
             if len(words) != 2 or words[0] not in ("white", "black") or words[1] not in "12345678" or len(words[1]) != 1:
                 raise StoreError("%s: bad opponent line %r" % (name, value[:40]))
             opponent = value
+        elif key == "clock":
+            clock = _parse_clock(value, name)
         else:
             raise StoreError("%s: unknown line %r" % (name, line[:40]))
     if seq < 0 or mode is None or fen is None:
         raise StoreError("%s: incomplete record (seq, mode or start missing)" % name)
-    return seq, mode, fen, moves, result, opponent
+    return seq, mode, fen, moves, result, opponent, clock
+
+
+def _parse_clock(value, name):
+    words = value.split()
+    bad = "%s: bad clock line %r" % (name, value[:60])
+    if len(words) != 1 + _CLOCK_NUMBERS:
+        raise StoreError(bad)
+    from core.clock import Clock, parse_control
+
+    try:
+        numbers = tuple(int(w) if len(w) < 10 else -1 for w in words[1:])
+        Clock(parse_control(words[0])).restore(numbers[:9])  # checks the numbers fit the control
+    except ValueError:
+        raise StoreError(bad)
+    if not (0 <= numbers[9] <= 2 and 0 <= numbers[10] <= 2):
+        raise StoreError(bad)
+    return words[0], numbers[:9], numbers[9:]

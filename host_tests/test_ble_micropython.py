@@ -1,6 +1,6 @@
 """The BLE link's allocation check (host_tests/portable/test_ble_alloc.py) on the MicroPython unix
 port, with a heap big enough to compile the board, the BLE link and both dialects from .py (768 kB,
-as test_fuzz_runtimes.py gives the link's fuzz): at the 200 kB of `make test-micropython` that
+as test_fuzz_runtimes.py gives the link's fuzz): at the 320 kB of `make test-micropython` that
 portable test skips, saying so. The Pico loads .mpy files and needs no compiler memory."""
 import os
 import subprocess

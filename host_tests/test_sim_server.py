@@ -40,7 +40,7 @@ def test_the_manifest_lists_every_firmware_module():
     assert manifest["firmware"] == on_disk
     for needed in ("app.py", "config.py", "core/referee.py", "hardware/fake.py", "hardware/ws2812.py"):
         assert needed in manifest["firmware"]
-    assert manifest["sim"] == ["board_sim.py"]
+    assert manifest["sim"] == ["board_sim.py", "sim_controls.py"]
 
 
 def test_pages_and_types(url):

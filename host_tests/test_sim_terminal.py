@@ -191,7 +191,10 @@ def test_the_glue_gives_the_firmware_squares_only():
     # the glue is one of these calls, none of which carries a piece.
     src = open(os.path.join(ROOT, "tools", "sim", "sim.js")).read()
     calls = set(re.findall(r"(?<![.\w])sim\.([a-z_]+)\(", src))
-    assert calls == {"advance", "lay_out", "set_fen", "set_mode", "pgn", "state_json", "position_at"}, calls
+    assert calls == {
+        "advance", "lay_out", "set_fen", "set_mode", "pgn", "state_json", "position_at",
+        "set_clock", "clock_action", "set_engine",  # a time control, the clock's buttons, the engine's side
+    }, calls
     # advance() takes (time, 0/1, square) transitions; lay_out() a string of 0/1.
     sim = board_sim.BoardSim()
     assert sim.advance(100, ((50, 0, 12),)) and sim.vm.occupied(12) == 0

@@ -1,12 +1,14 @@
 """Replay a physical transcript, or UCI moves, through the firmware's own core (docs/spec.md section 5).
 
-    python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--leds] [--board PLACEMENT] EVENTS_FILE
+    python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--clock CONTROL] [--leds] [--board PLACEMENT] EVENTS_FILE
     python3 tools/replay.py --uci [--fen FEN] MOVE...
 
 EVENTS_FILE holds `T_MS lift SQ` / `T_MS place SQ` lines (`#` comments, optional `@fen FEN` and
-`@mode strict|casual` headers; `-` reads standard input). The transitions are scanned at the
+`@mode strict|casual` headers, and `@clock CONTROL` for a time control in core/clock.py's notation,
+e.g. `5+3`; `-` reads standard input). The transitions are scanned at the
 firmware's scan period and go through its debouncer and referee. Output, one item per line: `move`,
-`undo`, `promote`, `error`, `new`, `claim`, `end`, (`leds` with --leds), and last `fen FEN`.
+`undo`, `promote`, `error`, `new`, `claim`, `end`, with a clock `clock WHITE_MS BLACK_MS` after each
+committed move and `penalty SIDE MS`, (`leds` with --leds), and last `fen FEN`.
 Exit status 0, or 2 for unreadable input (a message on stderr and nothing else).
 
 --board PLACEMENT (a FEN's first field) puts pieces on those squares at power-up while the game is
@@ -38,6 +40,7 @@ def main(argv=None):
     parser = _Parser(description=__doc__.split("\n")[0])
     parser.add_argument("--fen", help="start position (default: the standard start)")
     parser.add_argument("--mode", choices=("strict", "casual"), help="touch-move rules (default: strict)")
+    parser.add_argument("--clock", metavar="CONTROL", help="play under a time control, e.g. 5+3 (docs/clock.md)")
     parser.add_argument("--leds", action="store_true", help="also print the LED frame after each change")
     parser.add_argument("--board", metavar="PLACEMENT", help="squares with pieces at power-up, as a FEN's placement field (default: the FEN's)")
     parser.add_argument("--uci", action="store_true", help="the arguments are UCI moves for the rules core")
@@ -66,8 +69,11 @@ def main(argv=None):
             except (OSError, UnicodeDecodeError) as e:
                 raise transcript.TranscriptError("cannot read %s: %s" % (transcript.shown(path), transcript.shown(str(e), 200)))
             fen, mode, events = transcript.parse(text, args.fen, args.mode)
+            clock = args.clock if args.clock is not None else transcript.file_clock(text)
+            if clock is not None:
+                transcript.check_clock(clock)
             board = None if args.board is None else transcript.placement_occupancy(args.board)
-            lines = transcript.run(fen, mode, events, leds=args.leds, board=board)
+            lines = transcript.run(fen, mode, events, leds=args.leds, board=board, clock=clock)
     except transcript.TranscriptError as e:
         sys.stderr.write("replay.py: %s\n" % e)
         return 2

@@ -21,6 +21,10 @@ and `place SQ`. Commands, one per line; several on one line separated by `;` hap
     new                set up the start position by hand (a new game)
     fen FEN            load a position (as the PC would) and set its pieces up
     mode strict|casual switch the mode (as the PC would)
+    clock CONTROL      a time control before the first move (5+3, 15+10,
+                       90/40+30,30+30, 5d3 delay, 5b3 Bronstein, none);
+    clock start|pause|resume           the players' buttons (docs/clock.md)
+    engine white|black|none [LEVEL]    the board's own engine plays a side
     wait MS            let MS milliseconds pass
     power              switch the board off and on: the pieces stay, the game
                        comes back from its save (docs/power-up.md)
@@ -52,7 +56,7 @@ GAP_MS = 30  # between the commands of one line: over the 10 ms debounce, well i
 SETTLE_MS = 500
 PIECES = "KQRBNPkqrbnp"
 # Commands that touch the board: the clock runs on --settle ms after a line with one of them.
-_ACTIONS = ("lift", "place", "move", "tap", "knock", "new", "fen", "mode", "power")
+_ACTIONS = ("lift", "place", "move", "tap", "knock", "new", "fen", "mode", "power", "clock", "engine")
 
 
 # The commands of the docstring above, and how a line runs them: what `help` prints (80 columns).
@@ -249,6 +253,26 @@ class Terminal:
             err = self.sim.set_mode(args[0])
             if err:
                 raise CommandError(err)
+        elif verb == "clock":
+            if not args:
+                raise CommandError("usage: clock CONTROL|start|pause|resume")
+            word = " ".join(args)
+            if word in ("start", "pause", "resume"):
+                err = self.sim.clock_action(word)
+            else:
+                err = self.sim.set_clock(word)
+            if err:
+                raise CommandError(err)
+        elif verb == "engine":
+            if len(args) not in (1, 2) or args[0] not in ("white", "black", "none"):
+                raise CommandError("usage: engine white|black|none [LEVEL]")
+            try:
+                level = int(args[1]) if len(args) == 2 else 3
+            except ValueError:
+                raise CommandError("the level is a whole number, 1 to 8")
+            err = self.sim.set_engine(args[0], level)
+            if err:
+                raise CommandError(err)
         elif verb == "wait":
             need(1, "wait MS")
             try:
@@ -315,6 +339,14 @@ class Terminal:
             moves.append("%d. %s" % (n + i // 2, " ".join(san[i:i + 2])))
         self.say("status: %s | mode %s | t=%d ms" % (g["status"], g["mode"], self.sim.now))
         self.say("moves: " + (" ".join(moves) if moves else "-"))
+        c = g["clock"]
+        if c is not None:
+            from core.clock import short_text
+
+            faces = []
+            for side, name in (("w", "white"), ("b", "black")):
+                faces.append("%s %s%s" % (name, short_text(c[name]), " *" if c["running"] == side else ""))
+            self.say("clock %s: %s | %s" % (c["control"], " - ".join(faces), c["state"]))
         lit = board_sim.signal_names(frame)
         self.say("leds: " + (lit or "all off"))
         if self.hand or self.off:

@@ -4,7 +4,7 @@
 # firmware/hardware/ decide how that looks (a colour on a WS2812B, a blink pattern on a MAX7219).
 # When two meanings fall on one square, signals.PRIORITY keeps the more important one.
 from core import signals as S
-from core.game import CHECKMATE, RESIGNATION, STALEMATE
+from core.game import CHECKMATE, FLAG, ILLEGAL_MOVES, RESIGNATION, STALEMATE
 from core.position import (
     BLACK,
     KING,
@@ -64,6 +64,9 @@ class Display:
                 put(kb, S.CLAIM)
             if game.check:
                 put(pos.king_square(pos.side), S.CHECK)
+            c = referee.clock
+            if c is not None and c.running and c.low:
+                put(pos.king_square(pos.side), S.LOW_TIME)  # the clock: little time left (docs/clock.md)
         if referee.promotion_square >= 0 and last:
             put(referee.promotion_square, _PROMOTION_SIGNAL[move_promotion(last)])
         if referee.phase == PLAY and not game.is_over():
@@ -103,7 +106,9 @@ class Display:
         elif game.reason == STALEMATE:
             put(kw, S.STALEMATE)
             put(kb, S.STALEMATE)
-        elif game.reason == RESIGNATION:
+        elif game.reason == RESIGNATION or game.reason == FLAG or game.reason == ILLEGAL_MOVES:
+            # The loser's king shows the white flag: it resigned, its flag fell, or the arbiter's
+            # rule on illegal moves lost it the game (a draw by those rules lights both kings, below).
             put(kw if game.result == "0-1" else kb, S.RESIGNED)
         else:
             put(kw, S.DRAW)

@@ -29,6 +29,11 @@ FIVEFOLD_REPETITION = "fivefold-repetition"
 RESIGNATION = "resignation"
 AGREEMENT = "agreement"
 CLAIMED_DRAW = "claimed-draw"
+# The arbiter's decisions that need a clock (core/arbiter.py, FIDE 6.9 and 7.5.5).
+FLAG = "flag"
+FLAG_INSUFFICIENT = "flag-insufficient"
+ILLEGAL_MOVES = "illegal-move"
+ILLEGAL_MOVES_INSUFFICIENT = "illegal-move-insufficient"
 
 # Draws a player may claim (FIDE 9.2, 9.3); the board only announces them.
 THREEFOLD = "threefold"
@@ -244,6 +249,12 @@ class Game:
             self._forced = ("1/2-1/2", AGREEMENT)
             self._refresh()
 
+    def declare(self, result, reason):
+        """An arbiter's decision the moves cannot show: a flag fall, a second illegal move."""
+        if not self.is_over():
+            self._forced = (result, reason)
+            self._refresh()
+
     def claim_draw(self):
         """Claim a draw that is claimable now (threefold or fifty moves); returns whether it was."""
         if self.claims and not self.is_over():
@@ -258,8 +269,9 @@ class Game:
     def uci_moves(self):
         return [move_uci(m) for m in self.moves]
 
-    def pgn(self, headers=None):
-        return notation.pgn(self.start_fen, self.moves, self.result, headers)
+    def pgn(self, headers=None, clocks=None):
+        """clocks: the mover's ms left after each of the last moves (core/notation.py)."""
+        return notation.pgn(self.start_fen, self.moves, self.result, headers, clocks=clocks)
 
     def san_moves(self):
         p = Position(self.start_fen)

@@ -24,6 +24,10 @@ _ENDS = {
     "fivefold-repetition": "draw: the same position for the fifth time",
     "agreement": "draw agreed",
     "claimed-draw": "draw claimed",
+    "flag": "%s wins on time: the other side's flag fell",
+    "flag-insufficient": "draw: a flag fell, but the other side cannot mate",
+    "illegal-move": "%s wins: the other side's second completed illegal move",
+    "illegal-move-insufficient": "draw: a second completed illegal move, but the other side cannot mate",
 }
 _CLAIMS = {
     "threefold": "a draw can be claimed: the same position for the third time",
@@ -169,6 +173,9 @@ def explain(line, position):
         return text
     if kind == "claim" and len(words) >= 2:
         return _CLAIMS.get(words[1], "")
+    if kind == "penalty" and len(words) == 3 and words[1] in ("w", "b") and words[2].isdigit():
+        return "a completed illegal move: %s gets %d more seconds" % (
+            "White" if words[1] == "w" else "Black", int(words[2]) // 1000)
     if kind == "new":
         return "new game: the start position was set up"
     if kind == "read" and len(words) >= 2 and 4 <= len(words[1]) <= 5:

@@ -76,9 +76,11 @@ def parse_san(position, text):
     return found
 
 
-def pgn(start_fen, moves, result="*", headers=None, standard_fen=None):
+def pgn(start_fen, moves, result="*", headers=None, standard_fen=None, clocks=None):
     """The game record as PGN text (export format: seven tag roster, SetUp/FEN for a custom start,
-    movetext wrapped below 80 columns). `moves` are the moves played from start_fen."""
+    movetext wrapped below 80 columns). `moves` are the moves played from start_fen. clocks: the
+    mover's time left in ms after each of the last len(clocks) moves, written as `{[%clk h:mm:ss]}`
+    after each (the clock annotation of Lichess and ChessBase exports)."""
     from core.position import Position, STARTING_FEN
 
     tags = [
@@ -104,14 +106,19 @@ def pgn(start_fen, moves, result="*", headers=None, standard_fen=None):
     lines = ['[%s "%s"]' % (k, str(v).replace("\\", "\\\\").replace('"', '\\"')) for k, v in tags]
     position = Position(start_fen)
     words = []
+    first_clock = len(moves) - len(clocks) if clocks else len(moves)
     for i in range(len(moves)):
         m = moves[i]
         white = position.side == 0
         if white:
             words.append("%d." % position.fullmove)
-        elif i == 0:
-            words.append("%d..." % position.fullmove)
+        elif i == 0 or i - 1 >= first_clock:
+            words.append("%d..." % position.fullmove)  # after a comment the number comes again
         words.append(san(position, m))
+        if i >= first_clock:
+            from core.clock import clock_text
+
+            words.append("{[%clk " + clock_text(clocks[i - first_clock]) + "]}")
         position.make(m)
     words.append(result)
     text = ""

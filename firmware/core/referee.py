@@ -11,6 +11,9 @@
 # debouncer and calls tick() every scan; what happened is appended to self.out as tuples:
 #   ("move", m) ("undo", m) ("promote", m) ("error", kind, [squares]) ("new",)
 #   ("claim", reason) ("end", result, reason)
+# and with a clock (core/clock.py): ("clock", white_ms, black_ms) after each committed move (the
+# board's press of the clock), ("penalty", side, ms) when a completed illegal move gives the
+# opponent (side "w" or "b") ms more (core/arbiter.py).
 # and at power-up (resume_game, docs/power-up.md): ("choose", from, [to squares]) when the pieces
 # stand as several moves the saved game lacks would leave them, ("read", m) just before the
 # ("move", m) of a move read from the board.
@@ -134,6 +137,7 @@ class Referee:
         self._last_lift = -0x10000  # when the last piece left the board ...
         self._burst_start = 0  # ... when the run of lifts knock_ms apart it belongs to began
         self._burst_n = 0  # ... and how many lifts that run has had
+        self.knocked_at = -0x10000  # when the last run of pieces knocked over began (the clock's rules)
         self.promotion_square = -1  # a just-promoted piece that may be tapped to change it
         self._tap = False
         self.remote = 0  # a move sent by the PC, shown until it is played
@@ -149,6 +153,13 @@ class Referee:
         # gesture(referee) -> True while the board shows a signal, not a move (engine/opponent.py).
         self.gesture = None
         self._claims = ()
+        # The clock (core/clock.py) or None; pressed at each commit. An illegal move shown as an error
+        # that stands illegal_ms (or until the opponent lifts a piece) is complete: core/arbiter.py.
+        self.clock = None
+        self.illegal_ms = 2000
+        self.illegal_rule = "fide"  # or "lose" (core/arbiter.py)
+        self.illegal_count = [0, 0]  # completed illegal moves of white and black
+        self.illegal_penalised = False  # the illegal move on the board now was penalised
         # At power-up, the moves the saved game lacks that the pieces stand as (resume_game), until
         # one is played or the board is the saved game again; None otherwise.
         self.reading = None
@@ -179,6 +190,7 @@ class Referee:
         self._claims = game.claims
         self.promotion_square = -1
         self.phase = OVER if game.is_over() else SETUP if self.occ != self.base else PLAY
+        self._reset_clock()
         self.last_change = now
         self._recompute()
 
@@ -216,6 +228,27 @@ class Referee:
         self.set_mode(settings.mode)
         self.commit_ms = settings.commit_delay_ms
         self.promotion = "nbrq".index(settings.promotion_piece) + KNIGHT
+        self.illegal_rule = getattr(settings, "illegal_moves", "fide")
+        self.illegal_ms = getattr(settings, "illegal_complete_ms", self.illegal_ms)
+        control = getattr(settings, "clock", "none")
+        if control and control != "none":
+            self.set_clock(control)
+
+    def set_clock(self, control):
+        """A time control (core/clock.py; None or "none": no clock); ValueError changes nothing."""
+        from core.clock import make
+
+        self.clock = make(control)
+        self._reset_clock()
+        self.version += 1
+
+    def _reset_clock(self):
+        self.illegal_count = [0, 0]
+        self.illegal_penalised = False
+        c = self.clock
+        if c is not None:
+            c.reset()
+            c.side = 1 if self.game.position.side == BLACK else 0
 
     def set_mode(self, mode):
         if mode not in (STRICT, CASUAL):
@@ -254,6 +287,8 @@ class Referee:
             return  # nothing changed (a repeated report)
         # The opponent's first lift makes the move the board shows final at once (and a promotion).
         if not occupied:
+            if self.error is not None and self.clock is not None:
+                self._rules(now, sq)  # the opponent's lift may complete an illegal move (core/arbiter.py)
             if self.pending and self.pending_kind == "move" and not part_of(self.pending, sq):
                 self._commit(now)
             if sq != self.promotion_square:
@@ -306,6 +341,7 @@ class Referee:
         self._last_lift = now
         if self._burst_n < 2:
             return
+        self.knocked_at = self._burst_start
         span = _elapsed(now, self._burst_start)
         i = 0
         while i < self._n_waiting:
@@ -322,7 +358,11 @@ class Referee:
         return bool(last) and _elapsed(now, self.committed_at) < self.adjust_ms and part_of(last, sq)
 
     def tick(self, now):
-        """Call every scan: confirms touches, commits what has been still long enough."""
+        """Call every scan: confirms touches, commits what has been still long enough; with a clock,
+        a flag falls and an illegal move that stood long enough completes (core/arbiter.py)."""
+        c = self.clock
+        if c is not None and (self.error is not None or self.resting or c.running and ((now - c.turn_at) & 0x3FFFFFFF) >= c.due):
+            self._rules(now, -1)
         if not self._n_waiting and self.pending_kind is None and not self.resting and (self.in_progress or self.error is not None):
             return  # nothing can be due: the step of a still board (no lift waiting, no move shown)
         i = 0
@@ -360,6 +400,10 @@ class Referee:
             d = self._lifted_at[self._waiting[i]] + self.touch_ms
             if t is None or d < t:
                 t = d
+        if self.clock is not None:
+            from core.arbiter import deadline
+
+            t = deadline(self, t)
         return t
 
     # ------------------------------------------------------------------ reading the board
@@ -420,6 +464,9 @@ class Referee:
             # The board is the game: any half-made move has been taken back.
             self.reading = None  # at power-up: the pieces went back to the saved game
             self.in_progress = True
+            self.illegal_penalised = False  # a later illegal move is another one (FIDE 7.5.5)
+            if self.clock is not None and self.clock.lent:
+                self.clock.give_back(self.last_change)  # knocked pieces back: the turn's time runs again
             self.clear_error()
             if self.phase == SETUP:
                 self.pending_kind = "setup"
@@ -676,16 +723,21 @@ class Referee:
         elif kind == "undo":
             m = game.pop()
             self.out.append(("undo", m))
+            if self.clock is not None:
+                self.clock.take_back(now)
             self.phase = PLAY
             self._after_position_change()
         elif kind == "castle":
             rook_move = game.pop()
             self.out.append(("undo", rook_move))
+            if self.clock is not None:
+                self.clock.take_back(now)  # the rook's move pressed it: the castling presses it now
             self._push(move)
         elif kind == "new":
             self.game = Game()
             self.phase = PLAY
             self.remote = 0
+            self._reset_clock()
             self._claims = ()
             self.out.append(("new",))
             self._after_position_change()
@@ -695,6 +747,8 @@ class Referee:
                 game.resign(WHITE if result == "0-1" else BLACK)
             else:
                 game.agree_draw()
+            if self.clock is not None:
+                self.clock.stop(now)  # the offer was made on the offerer's time, which ran till now
             self.phase = OVER
             self.out.append(("end", game.result, game.reason))
             self._recompute()
@@ -708,6 +762,12 @@ class Referee:
         game = self.game
         game.push(move)
         self.out.append(("move", move))
+        c = self.clock
+        if c is not None:
+            # The board's own press of the clock: the move was complete when the board last changed
+            # to show it (the commit delay, or the opponent's lift that made it final, is not the mover's).
+            c.press(self.last_change)
+            self.out.append(("clock", c.base[0], c.base[1]))
         if self.remote and (self.remote & 0x3FFF) == (move & 0x3FFF):
             self.remote = 0
         self.promotion_square = move_to(move) if move_promotion(move) else -1
@@ -742,6 +802,8 @@ class Referee:
             self._set_prev()
         self._reset_turn()
         if game.is_over():
+            if self.clock is not None:
+                self.clock.stop(self.last_change)
             if self.phase != OVER:
                 self.phase = OVER
                 self.out.append(("end", game.result, game.reason))
@@ -779,6 +841,7 @@ class Referee:
             self.prev[:] = self.base
 
     def _reset_turn(self):
+        self.illegal_penalised = False
         self.reading = None
         self.touched = []
         self._n_waiting = 0
@@ -817,6 +880,24 @@ class Referee:
         """The board no longer shows an error (a plug-in read it as a move on its way)."""
         self.error = None
 
+    # ------------------------------------------------------------------ the clock's rules
+
+    def end_game(self, result, reason, now):
+        """An arbiter's decision ends the game (a flag fall, illegal moves): the clock stops."""
+        self.game.declare(result, reason)
+        if self.clock is not None:
+            self.clock.stop(now)
+        self.phase = OVER
+        self.pending = 0
+        self.pending_kind = None
+        self.out.append(("end", self.game.result, self.game.reason))
+        self._recompute()
+
+    def _rules(self, now, lifted):
+        from core.arbiter import check  # loaded the first time a flag may fall or an error shows
+
+        check(self, now, lifted)
+
 
 def event_text(event):
     """One output line for an event, as tools/replay.py prints it (docs/spec.md section 5)."""
@@ -827,4 +908,8 @@ def event_text(event):
         return "choose " + square_name(event[1]) + "".join(" " + square_name(sq) for sq in event[2])
     if kind == "error":
         return "error " + event[1] + "".join(" " + square_name(sq) for sq in event[2])
+    if kind == "clock":
+        return "clock %d %d" % (event[1], event[2])
+    if kind == "penalty":
+        return "penalty %s %d" % (event[1], event[2])
     return " ".join(event)

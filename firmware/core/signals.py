@@ -28,8 +28,9 @@ REMOVE = const(18)  # a piece must be taken off this square (board differs from 
 TOUCHED = const(19)  # touch-move: this piece must move (or be captured)
 ILLEGAL = const(20)  # the squares of an illegal move
 FAULT = const(21)  # hardware fault: a switch stuck closed or never changing
+LOW_TIME = const(22)  # the clock: the side to move has little time left, shown on its king
 
-COUNT = const(22)
+COUNT = const(23)
 
 # Higher wins when two signals want one square.
 PRIORITY = bytes(
@@ -56,6 +57,7 @@ PRIORITY = bytes(
         11,  # TOUCHED
         13,  # ILLEGAL
         14,  # FAULT
+        2,  # LOW_TIME: under check, a lifted king's signals and anything the hand does
     )
 )
 
@@ -82,4 +84,5 @@ NAMES = (
     "touched",
     "illegal",
     "fault",
+    "low-time",
 )

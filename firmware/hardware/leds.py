@@ -41,6 +41,7 @@ game-end signals share patterns with play signals but are only shown once the ga
 | touched        | t    | cyan (0, 255, 255)          | blink 1 Hz  | 0x0F0F       | blink 1 Hz                              |
 | illegal        | !    | magenta (255, 0, 255)       | fast 4 Hz   | 0x5555       | fast blink 4 Hz                         |
 | fault          | ?    | red (255, 0, 0)             | fast 4 Hz   | 0x55FF       | alarm: 1 s on, then 1 s of 4 Hz flicker |
+| low-time       | ~    | red-orange (255, 40, 0)     | blink 2 Hz  | 0x1111       | tick: a 128 ms flash every 512 ms       |
 
 RGB colours are at full scale; the driver multiplies them by the brightness setting and then
 caps the whole frame's current (hardware/ws2812.py).
@@ -87,6 +88,7 @@ COLOURS = bytes(
         0, 255, 255,  # touched: the colour of a lifted piece, blinking: it must move
         255, 0, 255,  # illegal: magenta, fast
         255, 0, 0,  # fault: red, fast
+        255, 40, 0,  # low-time: red-orange, on the king of the side to move (the clock, docs/clock.md)
     )
 )  # fmt: skip
 
@@ -113,10 +115,11 @@ RGB_BLINK = (
     BLINK_1HZ,  # touched
     BLINK_4HZ,  # illegal: fast, like DGT boards' illegal-move blink
     BLINK_4HZ,  # fault
+    BLINK_2HZ,  # low-time
 )
 
 # 1 = the colour's brightness ramps up and down once a second instead of being steady.
-RGB_PULSE = bytes((0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+RGB_PULSE = bytes((0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 MONO_BLINK = (
     DARK,  # off
@@ -141,13 +144,14 @@ MONO_BLINK = (
     BLINK_1HZ,  # touched
     BLINK_4HZ,  # illegal
     0x55FF,  # fault: alarm
+    0x1111,  # low-time: a tick every 512 ms
 )
 
 # The pulsing codes as 1-byte bytes: `code in frame` is then one C-level search of a bytearray.
 PULSE_CODES = tuple(bytes((c,)) for c in range(signals.COUNT) if RGB_PULSE[c])
 
 # One character per code for terminals, in code order.
-CHARS = ".-=ox*>QRBN+sd#mfv^t!?"
+CHARS = ".-=ox*>QRBN+sd#mfv^t!?~"
 
 if not (
     len(COLOURS) == 3 * signals.COUNT

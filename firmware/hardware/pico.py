@@ -137,6 +137,25 @@ def row_drive_problem(settings, drive_ma):
     )
 
 
+def make_oled(settings, machine, say):
+    """The optional clock display (hardware/ssd1306.py), or None when none is configured or none
+    answers on the bus (the board then plays on without it, and says so)."""
+    if settings.oled_sda is None:
+        return None
+    from hardware.ssd1306 import Ssd1306
+
+    Pin = machine.Pin
+    i2c = machine.I2C(settings.oled_i2c_id, sda=Pin(settings.oled_sda), scl=Pin(settings.oled_scl), freq=400000)
+    oled = Ssd1306(i2c)
+    try:
+        oled.init()
+    except OSError as e:
+        say("no clock display answers on I2C%d (GPIO %d, %d): %s" % (settings.oled_i2c_id, settings.oled_sda, settings.oled_scl, e))
+        return None
+    oled.flush()  # blank, before the scan loop starts
+    return oled
+
+
 def make_status_led(settings, machine):
     """The Pico's own LED (heartbeat and fault blink), or None when the settings have none."""
     if settings.status_led_pin is None:

@@ -60,6 +60,7 @@ def _status(link, rest):
             (cpp.remote if cpp is not None else None) or "-",
             _online_status(link),
         )
+        + _clock_status(link)
     )
 
 
@@ -73,6 +74,19 @@ def _online(link, rest):
     from online.usb import command  # noqa: PLC0415 - loaded when asked
 
     command(link, rest)
+def _clock_status(link):
+    """` clock=W,B,STATE` in milliseconds, only when the game has a clock (or an app sent times)."""
+    ref = link.app.referee
+    cpp = link.sessions.get("cpp")
+    if ref.clock is None and (cpp is None or cpp.time is None):
+        return ""
+    from link.clock_command import state_text
+
+    words = state_text(ref, link.app.now, link).split()
+    if len(words) < 4:
+        return ""
+    w, b, control, state = words
+    return " clock=%s,%s,%s" % (w, b, state)
 
 
 def _board(link, rest):
@@ -98,7 +112,14 @@ def _fen(link, rest):
 
 
 def _pgn(link, rest):
-    block(link, "pgn", link.app.referee.game.pgn().rstrip("\n").split("\n"))
+    ref = link.app.referee
+    if ref.clock is None:
+        text = ref.game.pgn()
+    else:
+        from core.clock import pgn  # with TimeControl and [%clk] after each move
+
+        text = pgn(ref.game, ref.clock)
+    block(link, "pgn", text.rstrip("\n").split("\n"))
 
 
 def _selftest(link, rest):
@@ -106,6 +127,12 @@ def _selftest(link, rest):
     import selftest
 
     selftest.command(link, rest)
+
+
+def _clock(link, rest):
+    from link.clock_command import run  # loaded on first use
+
+    run(link, rest)
 
 
 def _help(link, rest):
@@ -181,6 +208,7 @@ COMMANDS = (
     ("engine", _engine, False, "  engine [white|black|off [LEVEL] | level N | hint]  the board's own engine"),
     ("ble", _ble, False, "  ble [off|cpp|chesslink|both]  Bluetooth LE: what it does, or which apps it serves"),
     ("online", _online, False, "  online [wifi-ssid S|wifi-password P|lichess-token T|seek M+I]  Lichess over Wi-Fi"),
+    ("clock", _clock, False, "  clock [CONTROL|none|start|pause|resume]  the chess clock (e.g. clock 5+3)"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )
 

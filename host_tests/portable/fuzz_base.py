@@ -1,5 +1,5 @@
 # Seeded fuzzing of the board's edges (issue 11): what every fuzzer shares. fuzz_core.py fuzzes FENs
-# and saved records, fuzz_link.py the USB link (kept apart: on a 200 kB heap each loads only what it needs).
+# and saved records, fuzz_link.py the USB link (kept apart: on a 320 kB heap each loads only what it needs).
 #
 # Each fuzz_* function makes `n` inputs from a seed, feeds them to the firmware's real code and
 # checks that bad input only ever gets the clear error the edge promises (FenError, StoreError, an

@@ -15,7 +15,7 @@ from hardware.ws2812 import Ws2812Leds
 from heap import can_count_bytes
 from link.ble import BleLink
 
-# Compiling the board with BLE and both dialects from .py needs more than a 200 kB heap on the unix
+# Compiling the board with BLE and both dialects from .py needs more than a 320 kB heap on the unix
 # port: there this skips, and host_tests/test_ble_micropython.py runs it with 768 kB (the Pico loads
 # .mpy files and needs no compiler memory).
 SMALL = (
@@ -76,7 +76,7 @@ def _texts(radio, handle):
 
 def test_the_handler_only_queues_and_idle_scans_allocate_nothing():
     if SMALL:
-        raise SkipTest("the board with BLE and its dialects compiled from .py needs a heap over 200 kB")
+        raise SkipTest("the board with BLE and its dialects compiled from .py needs a heap over 320 kB")
     app, vm, ble, radio = _board()
     measure = can_count_bytes()
     assert radio.on and radio.advertising is not None

@@ -12,7 +12,7 @@ if "tools/sim" not in sys.path:
 
 # On MicroPython the firmware's .py files compile at import, and the compiler's working memory for
 # the two biggest (the rules and the referee, 35 kB of source each) is the peak of this module on
-# a 200 kB heap: compiled first, with a collection after each, their garbage does not fragment it.
+# a 320 kB heap: compiled first, with a collection after each, their garbage does not fragment it.
 # So are the simulator's fakes and casual mode (loaded on its first use, else in the middle of a
 # game, when a heap full of the game's objects may have no hole the compiler's working memory fits).
 import core.position  # noqa: E402,F401
@@ -36,22 +36,25 @@ def _no_state():
     return ""
 
 
-def _board(fen, mode):
+def _board(fen, mode, clock=None):
     sim = BoardSim(fen=fen, mode=mode)
+    if clock is not None:
+        sim.app.referee.set_clock(clock)  # before the first move, as the USB clock command does
     sim.log = []  # start-up messages are not part of the transcript's output
     # The browser's state as JSON after every transition is the page's, not what this test reads
-    # (the lines are in sim.log): building it, pixels and all, fragmented the 200 kB heap.
+    # (the lines are in sim.log): building it, pixels and all, fragmented the 320 kB heap.
     sim.changes = _no_state
     return sim
 
 
 def replay(path):
     """(the lines the whole firmware printed for a transcript file, the file's expected lines).
-    The file is streamed: a recorded game has too many transitions to hold as a list in 200 kB."""
+    The file is streamed: a recorded game has too many transitions to hold as a list in 320 kB."""
     from core.position import parse_square
 
     fen = None
     mode = "strict"
+    clock = None  # @clock: host_tests/transcripts_clock/ (test_clock_transcripts.py)
     expect = []
     sim = None
     last = 0
@@ -68,14 +71,16 @@ def replay(path):
                 fen = line[5:].strip()
             elif line.startswith("@mode "):
                 mode = line[6:].strip()
+            elif line.startswith("@clock "):
+                clock = line[7:].strip()
             else:
                 if sim is None:  # the headers come first; the board starts at the first transition
-                    sim = _board(fen, mode)
+                    sim = _board(fen, mode, clock)
                 t, action, sq = line.split()
                 last = int(t)
                 sim.advance(last, ((last, 1 if action == "place" else 0, parse_square(sq)),))
     if sim is None:
-        sim = _board(fen, mode)
+        sim = _board(fen, mode, clock)
     sim.advance(last + TAIL_MS)
     # The console's messages and the plain words after events (`msg ...`) are for people, not output.
     lines = [line for line in sim.log if not line.startswith("console: ") and not line.startswith("msg ")]

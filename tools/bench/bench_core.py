@@ -307,6 +307,29 @@ def bench_idle_step(repeat):
         app.step(now)
     emit("main_loop_idle_step", "%.1f" % (seconds(t0) / repeat * 1e6), "us", "App.step with nothing moving: scan, debounce, referee tick, LEDs (WS2812B driver)")
 
+    # The same with the clock running (docs/clock.md): the referee's tick asks the clock whether a
+    # flag fell, one comparison; and what that step allocates (nothing, on MicroPython).
+    app = None
+    gc.collect()  # the first board's heap back before core/clock.py compiles (MicroPython, 200 kB)
+    app = App(config.Settings().updated({"clock": "5+3"}), _StillBoard(), Ws2812Leds(FakeNeoPixel()), None)
+    app.start(0)
+    app.referee.clock.start(0)
+    now = 0
+    for _ in range(50):
+        now += 5
+        app.step(now)
+    gc.collect()
+    alloc = gc.mem_alloc() if hasattr(gc, "mem_alloc") else None
+    t0 = ticks_us()
+    for _ in range(repeat):
+        now += 5
+        app.step(now)
+    t = seconds(t0)
+    grew = gc.mem_alloc() - alloc if alloc is not None else None
+    emit("main_loop_idle_step_clock", "%.1f" % (t / repeat * 1e6), "us", "the same with the clock running (5+3)")
+    if grew is not None:
+        emit("main_loop_idle_step_clock_alloc", "%d" % grew, "bytes", "heap growth over %d such steps" % repeat)
+
 
 def main():
     quick = "--quick" in sys.argv

@@ -13,6 +13,7 @@ for _p in (os.path.join(_ROOT, "firmware"), os.path.join(_ROOT, "tools", "shims"
 
 import config  # noqa: E402
 from core import signals  # noqa: E402
+from core.clock import parse_control  # noqa: E402
 from core.debounce import DeferPerSquare  # noqa: E402
 from core.display import Display  # noqa: E402
 from core.game import Game  # noqa: E402
@@ -52,12 +53,14 @@ def parse(text, fen=None, mode=None):
                 if not value:
                     raise TranscriptError("line %d: @fen needs a FEN (leave the line out for the start position)" % number)
                 file_fen = value
+            elif key == "@clock":
+                check_clock(value, "line %d: @clock" % number)
             elif key == "@mode":
                 if value not in (STRICT, CASUAL):
                     raise TranscriptError("line %d: @mode must be strict or casual, not %s" % (number, shown(value)))
                 file_mode = value
             else:
-                raise TranscriptError("line %d: unknown header %s (use @fen or @mode)" % (number, shown(key)))
+                raise TranscriptError("line %d: unknown header %s (use @fen, @mode or @clock)" % (number, shown(key)))
             continue
         words = line.split()
         if len(words) != 3:
@@ -83,6 +86,24 @@ def parse(text, fen=None, mode=None):
         fen = file_fen or STARTING_FEN
     check_fen(fen)
     return fen, mode or file_mode or STRICT, events
+
+
+def file_clock(text):
+    """The time control of a transcript's @clock header (the last one), or None."""
+    control = None
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("@clock"):
+            control = line[len("@clock") :].strip()
+    return control
+
+
+def check_clock(control, where="--clock"):
+    """Raise TranscriptError unless control is a time control core/clock.py reads."""
+    try:
+        parse_control(control)
+    except ValueError as e:
+        raise TranscriptError("%s %s: %s" % (where, shown(control), e))
 
 
 def check_fen(fen):
@@ -128,16 +149,19 @@ def frame_text(frame):
 class Board:
     """The firmware's pure pipeline with a physical board in front of it, on a simulated clock."""
 
-    def __init__(self, fen=STARTING_FEN, mode=STRICT, settings=SETTINGS, board=None):
+    def __init__(self, fen=STARTING_FEN, mode=STRICT, settings=SETTINGS, board=None, clock=None):
         """board: bytearray(64) of the squares with pieces at power-up, when they differ from the
         game's position (as after a power cut: the game is the saved one, resumed as the firmware
-        resumes it, docs/power-up.md); None: the pieces stand as the game has them."""
+        resumes it, docs/power-up.md); None: the pieces stand as the game has them. clock: a time
+        control (core/clock.py's notation) set before the first move, or None."""
         self.settings = settings
         self.period = settings.scan_period_ms
         self.debouncer = DeferPerSquare(settings.debounce_ms)
         self.referee = Referee(Game(fen))
         self.referee.configure(settings)
         self.referee.set_mode(mode)
+        if clock is not None:
+            self.referee.set_clock(clock)
         self.display = Display()
         self.raw = bytearray(64)
         self.referee.game.position.occupancy_into(self.raw)
@@ -180,10 +204,11 @@ class Board:
         self.raw[square] = occupied
 
 
-def run(fen, mode, events, leds=False, board=None):
+def run(fen, mode, events, leds=False, board=None, clock=None):
     """Play a parsed transcript; returns the output lines (docs/spec.md section 5). board: the
-    occupied squares at power-up, when not the FEN's (Board)."""
-    board = Board(fen, mode, board=board)
+    occupied squares at power-up, when not the FEN's (Board). clock: a time control (core/clock.py),
+    adding the `clock`, `penalty` and flag `end` lines (docs/spec.md section 10)."""
+    board = Board(fen, mode, board=board, clock=clock)
     lines = []
 
     def output(t, ev):

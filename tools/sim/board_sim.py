@@ -59,7 +59,7 @@ class BoardSim:
 
     def __init__(self, fen=None, mode=None, overrides=None, flash=False):
         """flash: keep the saved game on a flash in RAM, as the Pico does, for power_cycle() (the
-        store's code is loaded only then: MicroPython's 200 kB test heap has no room for it beside
+        store's code is loaded only then: MicroPython's 320 kB test heap has no room for it beside
         the rest)."""
         o = {"brightness": SIM_BRIGHTNESS}
         if mode is not None:
@@ -222,13 +222,43 @@ class BoardSim:
         self._log("mode " + mode)
         return ""
 
+    def log_line(self, line):
+        """A line for the page's event log (sim_controls.py's changes)."""
+        self._log(line)
+
+    # The page's controls for what a player sets up on the board (tools/sim/sim_controls.py, loaded
+    # when first used): each returns "" or the reason it could not.
+
+    def set_clock(self, control):
+        """A time control before the first move (core/clock.py's notation; "none": no clock)."""
+        from sim_controls import set_clock
+
+        return set_clock(self, control)
+
+    def clock_action(self, word):
+        """start, pause or resume the clock, as the players do."""
+        from sim_controls import clock_action
+
+        return clock_action(self, word)
+
+    def set_engine(self, side, level):
+        """The board's own engine plays side ("white", "black", "none") at level 1-8."""
+        from sim_controls import set_engine
+
+        return set_engine(self, side, level)
+
     def pgn(self, date=None):
         """The game's PGN; date "YYYY.MM.DD" (the page passes the browser's: MicroPython's
         WebAssembly build has no calendar), else today's where the runtime has a clock."""
         ref = self.app.referee
         if date is None:
             date = _today()
-        return ref.game.pgn({"Event": _EVENTS[ref.mode], "Site": "Board simulator", "Date": date})
+        tags = {"Event": _EVENTS[ref.mode], "Site": "Board simulator", "Date": date}
+        if ref.clock is None:
+            return ref.game.pgn(tags)
+        from core.clock import pgn  # with TimeControl and [%clk] after each move
+
+        return pgn(ref.game, ref.clock, tags)
 
     def position_at(self, ply):
         """The piece placement (FEN's first field) after `ply` moves of the game (0: its start),
@@ -320,7 +350,13 @@ class BoardSim:
         if g.claims and not g.is_over():
             status += "; draw claimable: " + ", ".join(g.claims)
         start = g.start_fen.split()
+        clock = None
+        if ref.clock is not None:
+            from sim_controls import clock_state
+
+            clock = clock_state(self)
         return {
+            "clock": clock,
             "fen": g.fen(),
             "start_move": int(start[5]) if len(start) > 5 else 1,
             "start_black": len(start) > 1 and start[1] == "b",

@@ -159,6 +159,40 @@ function tick() {
     return;
   }
   if (out) applyState(JSON.parse(out));
+  drawClocks();
+}
+
+// ------------------------------------------------------------------ the clock
+
+// What a clock face shows: m:ss, h:mm:ss from an hour, s.t under ten seconds (core/clock.py short_text).
+function clockFace(ms) {
+  if (ms <= 0) return "0.0";
+  if (ms < 10000) return `${Math.floor(ms / 1000)}.${Math.floor(ms / 100) % 10}`;
+  const s = Math.ceil(ms / 1000);
+  const mm = String(Math.floor(s / 60) % 60).padStart(2, "0");
+  const ss = String(s % 60).padStart(2, "0");
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${mm}:${ss}` : `${Math.floor(s / 60)}:${ss}`;
+}
+
+// Both clocks from the firmware's last state, the running one counted down by the page's own time
+// since (the firmware reports only when something changes; its flag falls on its own).
+function drawClocks() {
+  const c = st && st.game.clock;
+  for (const side of ["w", "b"]) {
+    const el = $(`clock-${side}`);
+    el.hidden = !c;
+    if (!c) continue;
+    let ms = side === "w" ? c.white : c.black;
+    if (c.running === side) ms = Math.max(0, ms - (clock - st.now));
+    const text = clockFace(ms);
+    if (el.textContent !== text) el.textContent = text;
+    el.classList.toggle("running", c.running === side);
+    el.classList.toggle("low", ms < 10000);
+    el.classList.toggle("flag", c.state === `flag-${side}`);
+  }
+  const pause = $("clockpause");
+  pause.disabled = !c || !(c.state === "running" || c.state === "paused");
+  pause.textContent = c && c.state === "paused" ? "Resume" : "Pause";
 }
 
 // ------------------------------------------------------------------ pieces
@@ -837,6 +871,24 @@ function wire() {
     const err = pyGet(`_e = sim.set_mode(${JSON.stringify(ev.target.value)})`, "_e");
     if (err) $("status").textContent = err;
   });
+  $("clockform").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const err = pyGet(`_e = sim.set_clock(${JSON.stringify($("clockin").value)})`, "_e");
+    $("clockerror").hidden = !err;
+    $("clockerror").textContent = err || "";
+  });
+  $("clockpause").addEventListener("click", () => {
+    const word = st && st.game.clock && st.game.clock.state === "paused" ? "resume" : "pause";
+    const err = pyGet(`_e = sim.clock_action(${JSON.stringify(word)})`, "_e");
+    $("clockerror").hidden = !err;
+    $("clockerror").textContent = err || "";
+  });
+  const setEngine = () => {
+    const err = pyGet(`_e = sim.set_engine(${JSON.stringify($("opponent").value)}, ${Number($("level").value)})`, "_e");
+    if (err) $("status").textContent = err;
+  };
+  $("opponent").addEventListener("change", setEngine);
+  $("level").addEventListener("change", () => $("opponent").value !== "none" && setEngine());
   $("fenform").addEventListener("submit", (ev) => {
     ev.preventDefault();
     setFen($("fenin").value);

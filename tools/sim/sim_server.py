@@ -6,7 +6,7 @@ Usage (from anywhere; `make sim` runs it):
 Prints the address to open and serves until Ctrl-C. Only these URLs exist (nothing else of the
 repository is reachable through it):
     /                      -> redirect to /sim/
-    /sim/...               tools/sim/ (index.html, sim.js, style.css, board_sim.py)
+    /sim/...               tools/sim/ (index.html, sim.js, style.css, board_sim.py, sim_controls.py)
     /sim/manifest.json     the firmware files the page copies into MicroPython's file system,
                            listed from firmware/ at request time, so a new module needs no edit here
     /firmware/...          firmware/*.py, exactly as they go on the Pico
@@ -50,7 +50,7 @@ PORT_TRIES = 20
 
 
 def firmware_manifest(root=ROOT):
-    """{"firmware": [paths under firmware/ of every .py], "sim": ["board_sim.py"]}, sorted."""
+    """{"firmware": [paths under firmware/ of every .py], "sim": ["board_sim.py", "sim_controls.py"]}, sorted."""
     files = []
     base = os.path.join(root, "firmware")
     for folder, dirs, names in os.walk(base):
@@ -59,7 +59,7 @@ def firmware_manifest(root=ROOT):
             if name.endswith(".py"):
                 rel = os.path.relpath(os.path.join(folder, name), base)
                 files.append(rel.replace(os.sep, "/"))
-    return {"firmware": sorted(files), "sim": ["board_sim.py"]}
+    return {"firmware": sorted(files), "sim": ["board_sim.py", "sim_controls.py"]}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

@@ -1,0 +1,81 @@
+# The board's `clock` command on the USB link (link/commands.py lists it; docs/clock.md):
+#   clock                  -> clock WHITE_MS BLACK_MS CONTROL STATE   (or `clock off`)
+#   clock CONTROL          set the time control (core/clock.py's notation) before the first move
+#   clock none             no clock (before the first move)
+#   clock start|pause|resume
+# STATE: waiting (until white's first move or `clock start`), running, paused, stopped (the game
+# ended), flag-w / flag-b (that side's flag fell). When a CPP app keeps the clock (its `time W B`
+# in a round), the board reports the app's times instead: `clock W B app app`. Loaded when the
+# command is first used.
+from core.clock import control_text
+
+
+def app_time(link):
+    """(white ms, black ms) a CPP app sent with `time` in the round on now, or None."""
+    cpp = link.sessions.get("cpp")
+    if cpp is not None and cpp.round and cpp.time is not None:
+        return cpp.time
+    return None
+
+
+def state_text(ref, now, link=None):
+    """`WHITE_MS BLACK_MS CONTROL STATE` of the referee's clock (or of the app's, see above), or "off"."""
+    app = app_time(link) if link is not None else None
+    if app is not None:
+        return "%d %d app app" % app
+    c = ref.clock
+    if c is None:
+        return "off"
+    if c.fallen >= 0:
+        state = "flag-" + "wb"[c.fallen]
+    elif c.running:
+        state = "running"
+    elif ref.game.is_over():
+        state = "stopped"
+    elif c.started:
+        state = "paused"
+    else:
+        state = "waiting"
+    w, b = c.times(now)
+    return "%d %d %s %s" % (w, b, control_text(c.periods), state)
+
+
+def run(link, rest):
+    app = link.app
+    ref = app.referee
+    now = app.now
+    word = rest.lower()
+    c = ref.clock
+    if app_time(link) is not None and rest:
+        link.err("clock: the app keeps the clock in this round")
+        return
+    if word in ("start", "pause", "resume"):
+        if c is None:
+            link.err("clock %s: no clock (set one first, e.g. clock 5+3)" % word)
+            return
+        if ref.game.is_over():
+            link.err("clock %s: the game is over" % word)
+            return
+        if word == "pause":
+            c.pause(now)
+        elif word == "start" and not c.started:
+            c.start(now)
+        else:
+            if not c.started:
+                link.err("clock resume: not started (white's first move or clock start starts it)")
+                return
+            c.resume(now)
+        ref.version += 1
+        link.save()
+    elif rest:
+        if ref.game.ply() or (c is not None and c.started):
+            link.err("clock: the time control is set before the first move (new, or the start position)")
+            return
+        try:
+            ref.set_clock(rest)
+        except ValueError as e:
+            link.err("clock: %s" % e)
+            return
+        app.redraw()
+        link.save()
+    link.line("clock " + state_text(ref, now, link))
