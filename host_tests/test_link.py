@@ -11,7 +11,8 @@ from core import signals as S
 from hardware.fake import VirtualReedMatrix
 from hardware.leds import TextLeds
 from hardware.matrix import MatrixScanner
-from link.link import HELP, MAX_LINE, Link
+from link.commands import HELP
+from link.link import MAX_LINE, Link
 from store import GameStore
 from test_store_portable import FakeFlash
 

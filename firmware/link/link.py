@@ -29,8 +29,8 @@
 # one (put a refused move back) does it in poll(), never inside the referee's own event list.
 from micropython import const
 
-from link.commands import HELP, BoardCommands  # noqa: F401 - HELP: the text of `help`, for the tools
 from link import ascii_only, short
+from link.commands import BoardCommands
 
 MAX_LINE = const(128)
 
@@ -122,10 +122,11 @@ class Link:
     def use(self, dialect):
         """Make `dialect` the one that speaks unasked (None: none yet); returns its session."""
         if dialect != self.dialect:
+            # Made first (its module loaded): should that fail, the dialect speaking goes on.
+            speaker = None if dialect is None else self.session(dialect)
             if self.speaker is not None:
                 self.speaker.leave()
             self.dialect = dialect
-            speaker = None if dialect is None else self.session(dialect)
             self.speaker = speaker
             self.polls = speaker is not None and speaker.polls
             if speaker is not None:
