@@ -270,3 +270,18 @@ def test_the_opponents_draw_offer_accepted_with_the_kings_sign():
     o.lichess(state("g1f3 g8f6", status="draw"))
     assert o.rig.game.result == "1/2-1/2"
     assert any("game over: 1/2-1/2" in s for s in o.said)
+
+
+def test_a_game_that_ends_while_the_network_sign_shows():
+    # Lichess can announce a game's end (a resumed game already lost on time) in the 2 s the
+    # board shows that it is online: the end is taken (it once raised a NameError there), and the
+    # sign goes off when its time is up.
+    o = Online()
+    o.run(100)
+    o.central.net("online")
+    shown = o.rig.app.shown_frame()
+    assert sorted(i for i in range(64) if shown[i] == S.REMOTE_MOVE) == sorted(parse_square(sq) for sq in ("d4", "e4", "d5", "e5"))
+    o.central.ended("0-1", "White ran out of time", "timeout")
+    o.run(2100)
+    assert o.rig.app.host_frame is None and S.REMOTE_MOVE not in o.rig.app.shown_frame()
+    assert any("game over: 0-1" in s for s in o.said)

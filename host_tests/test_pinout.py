@@ -90,6 +90,30 @@ def documented_pins():
     return doc
 
 
+def kept_free():
+    """GPIO -> (purpose, Pico pin) of pinout.md's table of pins kept free."""
+    free = {}
+    for gpio, purpose, pico_pin in table(read("pinout.md"), ["GPIO", "kept free for", "Pico pin"]):
+        n = gpio_number(gpio)
+        assert n not in free, "GP%d listed twice among the free pins" % n
+        free[n] = (purpose, pico_pin)
+    return free
+
+
+def oled_settings():
+    """The settings of oled.md's board.json example: the optional clock display's pins. config.py
+    itself leaves oled_sda and oled_scl null, as a board without the display must not drive them."""
+    blocks = re.findall(r"```json\n(.*?)```", read("oled.md"), re.S)
+    assert len(blocks) == 1, "oled.md should give one board.json example"
+    return config.from_json(blocks[0])  # raises if the pins are not one I2C block's SDA and SCL
+
+
+def oled_nets():
+    """Net -> GPIO of the optional clock display, as oled.md's board.json example wires it."""
+    s = oled_settings()
+    return {"OLED_SDA": s.oled_sda, "OLED_SCL": s.oled_scl}
+
+
 def test_every_configured_pin_is_documented_with_its_function():
     doc = documented_pins()
     for gpio, (function, net) in sorted(expected_pins(config.Settings()).items()):
@@ -123,17 +147,34 @@ def test_pico_pin_numbers_are_right():
 
 
 def test_free_pins_are_free_and_every_header_pin_is_accounted_for():
-    rows = table(read("pinout.md"), ["GPIO", "kept free for", "Pico pin"])
     free = {}
-    for gpio, purpose, pico_pin in rows:
-        n = gpio_number(gpio)
-        assert n not in free
+    for n, (purpose, pico_pin) in kept_free().items():
         assert pico_pin == str(PICO_PIN[n])
         free[n] = purpose
     used = set(documented_pins())
     assert not used & set(free), "a pin is both used and kept free"
     assert used | set(free) == set(config.HEADER_GPIOS) | {config.ONBOARD_LED_GPIO}
     assert "UART0" in free[0] and "UART0" in free[1]  # the debug console stays available
+
+
+def test_clock_display_wiring_agrees_with_the_config_and_the_pin_map():
+    default = config.Settings()
+    s = oled_settings()
+    assert default.oled_sda is None and default.oled_scl is None  # fitted only when board.json says
+    assert s.oled_i2c_id == default.oled_i2c_id, "oled.md's example should use the default I2C block"
+    rows = table(read("oled.md"), ["module pin", "Pico", "Pico pin"])
+    wiring = {pin: (pico, pico_pin) for pin, pico, pico_pin in rows}
+    assert wiring["GND"] == ("GND", "38") and wiring["VCC"] == ("3V3(OUT)", "36")  # never the 5 V rail
+    free = kept_free()
+    for role, gpio in (("SDA", s.oled_sda), ("SCL", s.oled_scl)):
+        assert wiring[role] == ("GP%d, I2C%d %s" % (gpio, s.oled_i2c_id, role), str(PICO_PIN[gpio])), role
+        # pinout.md keeps the pin free for the display and names the schematic's net.
+        purpose = free[gpio][0]
+        assert "I2C%d %s of the optional clock display, net OLED_%s" % (s.oled_i2c_id, role, role) in purpose
+    rows = table(read("build-notes.md"), ["key", "default", "when to change"])
+    why = {key.strip("`"): text for key, default_text, text in rows}
+    assert why["oled_sda"].startswith("%d with the optional clock display" % s.oled_sda)
+    assert why["oled_scl"].startswith("%d with the optional clock display" % s.oled_scl)
 
 
 def test_header_drawing_matches_the_table():
@@ -178,10 +219,18 @@ def test_schematic_netlist_matches_the_config():
         assert "Pico pin %d;" % PICO_PIN[s.row_pins[r]] in connects
         reeds = re.findall(r"S_([a-h][1-8])", connects)
         assert reeds == ["%s%d" % (FILES[f], r + 1) for f in range(8)]
+    # The optional clock display's header DS1, on the pins of oled.md's board.json example.
+    rows = table(read("schematic.md"), ["DS1 pin", "net", "GPIO", "Pico pin"])
+    display = {pin: (net, gpio, pico_pin) for pin, net, gpio, pico_pin in rows}
+    assert display["1 GND"] == ("GND", "-", "38") and display["2 VCC"] == ("3V3", "-", "36")
+    for pin, net in (("3 SCL", "OLED_SCL"), ("4 SDA", "OLED_SDA")):
+        gpio = oled_nets()[net]
+        assert display[pin] == (net, "GP%d" % gpio, str(PICO_PIN[gpio])), pin
 
 
 def test_gpio_mentions_in_every_document_use_the_right_net():
     nets = {net: gpio for gpio, (function, net, pico_pin) in documented_pins().items()}
+    nets.update(oled_nets())
     checked = 0
     for name in sorted(os.listdir(HARDWARE)):
         if not name.endswith(".md"):

@@ -6,7 +6,8 @@ import sys
 import pytest
 
 import config
-from test_pinout import PICO_PIN, documented_pins, expected_pins
+from hardware.ssd1306 import ADDRESS as OLED_ADDRESS
+from test_pinout import PICO_PIN, documented_pins, expected_pins, kept_free, oled_nets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools", "schematic"))
@@ -70,10 +71,30 @@ def test_pico_pins_agree_with_pinout_md_and_config(circuits, led):
             assert name == net, "GP%d is %s in the schematic, %s in pinout.md" % (gpio, name, net)
             wired[gpio] = net
     assert len(wired) == (17 if led == "ws2812" else 20)
-    # Pins kept free in pinout.md are left unconnected in the schematic.
-    for gpio in (0, 1, 26, 27, 28):
-        assert net_of(circuit, "U1", PICO_PIN[gpio]).startswith("__NOCONNECT")
+    # Pins kept free in pinout.md are left unconnected in the schematic, but for the two that
+    # the optional clock display takes (test_the_clock_display_is_wired_as_oled_md_says).
+    display = set(oled_nets().values())
+    for gpio in sorted(set(kept_free()) - display):
+        assert net_of(circuit, "U1", PICO_PIN[gpio]).startswith("__NOCONNECT"), gpio
+    assert len(kept_free()) - len(display) == 3  # GP0, GP1 (UART0) and GP28 stay free
     assert net_of(circuit, "U1", 36) == "3V3" and net_of(circuit, "U1", 39) == "VSYS"
+
+
+@pytest.mark.parametrize("led", ["ws2812", "max7219"])
+def test_the_clock_display_is_wired_as_oled_md_says(circuits, led):
+    # DS1, the SSD1306 module's 4-pin header, on the pins of oled.md's board.json example (which
+    # config.py accepts as SDA and SCL of its default I2C block), powered from 3V3.
+    c = circuits[led]
+    for net, gpio in sorted(oled_nets().items()):
+        role = net[len("OLED_"):]
+        assert net_of(c, "U1", PICO_PIN[gpio]) == net
+        # Nothing else on the line: the module carries the pull-ups, the board adds none.
+        assert refs_on(c, net) == sorted(["DS1." + role, "U1.GP%d" % gpio])
+    assert net_of(c, "DS1", "GND") == "GND"
+    assert net_of(c, "DS1", "VCC") == "3V3"  # never +5V: the pull-ups would lift the Pico's pins to 5 V
+    ds1 = part(c, "DS1")
+    assert "I2C 0x%02X" % OLED_ADDRESS in ds1.value  # the address the driver talks to
+    assert "pull-ups" in ds1.description and "on the module" in ds1.description
 
 
 def test_the_matrix_has_a_diode_and_a_reed_per_square_the_right_way_round(circuits):

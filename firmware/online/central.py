@@ -55,13 +55,7 @@ class OnlineCentral:
         self.now = now
         if self.session is not None:
             self.session.poll(now)
-        if self.net_frame is not None and (now - self.net_frame_until >= 0 or self.begin_due):
-            if self.app.host_frame is self.net_frame:
-                self.app.host_frame = None
-                self.app.redraw()
-            self.net_frame = None
-        if self.begin_due:
-            self._begin()
+        self._flush_begin()
         if self.promotion is not None and now - self.promotion[1] >= PROMOTION_WAIT_MS:
             self._send_promotion()
         while self.out:
@@ -230,7 +224,8 @@ class OnlineCentral:
         self._send("end " + (reason if reason in _CPP_REASONS else "undefined"))
 
     def _flush_begin(self):
-        if self.net_frame is not None and (now - self.net_frame_until >= 0 or self.begin_due):
+        """The network sign off once its time is up or a game begins, and a due `begin` sent."""
+        if self.net_frame is not None and (self.now - self.net_frame_until >= 0 or self.begin_due):
             if self.app.host_frame is self.net_frame:
                 self.app.host_frame = None
                 self.app.redraw()

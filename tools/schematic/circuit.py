@@ -1,4 +1,5 @@
-"""The whole board as a SKiDL circuit: Pico, power input with protection, switch matrix, LED option.
+"""The whole board as a SKiDL circuit: Pico, power input with protection, switch matrix, LED option,
+and the optional clock display.
 
 This is the schematic (hardware/README.md). Every part is defined here, pins and pin types
 included, so neither KiCad nor its symbol libraries are needed: SKiDL runs its electrical rules
@@ -70,6 +71,10 @@ MATRIX_NETS = {4: "COLA", 5: "COLB", 6: "COLC", 7: "COLD", 9: "COLE", 10: "COLF"
                19: "ROW1", 20: "ROW2", 21: "ROW3", 22: "ROW4", 24: "ROW5", 25: "ROW6", 26: "ROW7", 27: "ROW8"}  # fmt: skip
 WS2812_NETS = {29: "LED_DATA"}
 MAX7219_NETS = {14: "MAX_CLK", 15: "MAX_DIN", 16: "MAX_DOUT", 17: "MAX_LOAD"}
+# The optional clock display (hardware/oled.md) on I2C1: GP26 SDA, GP27 SCL. config.py leaves
+# oled_sda/oled_scl null (a board without the display must not drive these pins); a builder who
+# fits it names these two in board.json.
+OLED_NETS = {31: "OLED_SDA", 32: "OLED_SCL"}
 POWER_NETS = {3: "GND", 8: "GND", 13: "GND", 18: "GND", 23: "GND", 28: "GND", 33: "GND", 38: "GND",
               36: "3V3", 39: "VSYS", 30: "RUN", 41: "BOOTSEL"}  # fmt: skip
 
@@ -81,6 +86,7 @@ MAX_SEGMENT_PINS = (17, 15, 21, 23, 20, 16, 14, 22)  # SEG G, F, E, D, C, B, A, 
 def pico_nets(led_type):
     nets = dict(MATRIX_NETS)
     nets.update(WS2812_NETS if led_type == "ws2812" else MAX7219_NETS)
+    nets.update(OLED_NETS)
     nets.update(POWER_NETS)
     return nets
 
@@ -157,6 +163,15 @@ def _parts():
              (21, "SEG_E", T.OUTPUT), (22, "SEG_DP", T.OUTPUT), (23, "SEG_D", T.OUTPUT), (24, "DOUT", T.OUTPUT)],
             "MAX7219CNG+", "Package_DIP:DIP-24_W7.62mm", "8x8 LED driver, 24-pin narrow (300 mil) DIP",
         ),  # fmt: skip
+        # The common 0.96" module, by its 4-pin header in the module's own order. It carries the
+        # pull-ups of both I2C lines (4.7-10k to its VCC, here 3V3), so the board adds none; the
+        # SSD1306 only listens on SCL (a slave that never stretches the clock).
+        "oled": _template(
+            "OLED_SSD1306_I2C", "DS",
+            [(1, "GND", T.PWRIN), (2, "VCC", T.PWRIN), (3, "SCL", T.INPUT), (4, "SDA", T.BIDIR)],
+            "SSD1306 128x64 OLED module, I2C 0x3C", "Connector_PinHeader_2.54mm:PinHeader_1x04_P2.54mm_Vertical",
+            "optional clock display; SDA and SCL pull-ups to VCC on the module",
+        ),  # fmt: skip
         "led": _template("LED", "LED", [(1, "K", P), (2, "A", P)], "WP7113ID", "LED_THT:LED_D5.0mm", "5 mm red, diffused"),
     }
 
@@ -218,6 +233,14 @@ def _wire(led_type, parts, nc):
     sw3[1] += nets["BOOTSEL"]
     sw2[2] += gnd
     sw3[2] += gnd
+
+    # The optional clock display (hardware/oled.md): from the Pico's 3V3, never 5 V, so the
+    # module's own pull-ups hold SDA and SCL at 3.3 V, what the RP2040's pins stand.
+    ds1 = parts["oled"](ref="DS1", tag="DS1")
+    ds1["GND"] += gnd
+    ds1["VCC"] += v3
+    ds1["SCL"] += nets["OLED_SCL"]
+    ds1["SDA"] += nets["OLED_SDA"]
 
     # The switch matrix (hardware/schematic.md): pull-ups, then a diode and a reed per square,
     # anode on the file's column, cathode to the reed, reed to the rank's row.
