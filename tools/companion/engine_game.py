@@ -149,7 +149,11 @@ class EngineMatch(Match):
         """The side to move has completed its move (at now_ms() `at`): its time stops, the other's runs."""
         if self.clock is None or self.over:
             return
-        self.clock.press(now_ms() if at is None else at)
+        now = now_ms()
+        c = self.clock
+        if at is None or ((at - c.turn_at) & 0x3FFFFFFF) > ((now - c.turn_at) & 0x3FFFFFFF):
+            at = now  # no reading, or one from before this turn (a move the board sent and we refused)
+        c.press(at)
         self.pressed += 1
         if not self.view.screen:  # a log: the times after each move (on a screen they are always shown)
             w, b = self.clock.times(now_ms())
