@@ -123,3 +123,119 @@ def test_a_bad_time_control_is_refused_with_the_reason():
     finally:
         comp.stop()
     assert "--clock 5+x" in comp.text() and "not a number" in comp.text()
+
+
+# ---------------------------------------------------------------------- in-process, time injected
+#
+# The game loop (companion.engine_game.EngineMatch) driven with the lines a board sends, the
+# engine's answers put in by hand and the companion's time (engine_game.now_ms) set by the test.
+
+class FakePort:
+    def __init__(self):
+        self.sent = []
+
+    def write(self, line):
+        self.sent.append(line)
+        return True
+
+
+class FakeEngine:
+    elo = depth = None
+    movetime = None
+
+    def __init__(self):
+        self.asked = []  # (fen, clocks) of each search asked for
+
+    def think(self, board, ticket, hint=False, clocks=None):
+        self.asked.append((board.fen(), clocks))
+
+
+def clocked_match(control, monkeypatch, you=chess.WHITE):
+    import io
+
+    from companion import engine_game
+    from companion.view import View
+    from core.clock import parse_control
+
+    now = [10000]
+    monkeypatch.setattr(engine_game, "now_ms", lambda: now[0])
+    port = FakePort()
+    engine = FakeEngine()
+    m = engine_game.EngineMatch(port, engine, control=parse_control(control), you=you,
+                                view=View(out=io.StringIO()))
+    m.central.want_record = False
+    c = m.central
+    c.on_event("board-up", "/dev/ttyACM0")
+    while port.sent and port.sent[-1].split()[0] in ("mode", "feature"):
+        if port.sent[-1].startswith("mode"):
+            c.line(port.sent[-1])
+        else:
+            c.line("ok")  # every feature, time and moved among them
+    c.line("fen " + m.game.fen())
+    c.line("sync " + m.game.fen())
+    return m, port, engine, now
+
+
+def times_sent(port):
+    return [tuple(int(x) for x in s.split()[1:]) for s in port.sent if s.startswith("time ")]
+
+
+def test_each_press_sends_both_times_and_a_takeback_puts_the_clock_back(monkeypatch):
+    m, port, engine, now = clocked_match("5+3", monkeypatch)
+    assert times_sent(port)[-1] == (300000, 300000)
+    m.central.line("move e2e4")  # white's first move: starts the clock, costs nothing
+    assert times_sent(port)[-1] == (300000, 300000)
+    fen, clocks = engine.asked[-1]
+    assert clocks == {"white_clock": 300.0, "black_clock": 300.0, "white_inc": 3.0, "black_inc": 3.0}
+    m.opponent_event(("engine-move", m.ticket, "e7e5"))
+    assert m.central.shown == "e7e5"
+    now[0] += 2500  # the player makes the engine's move on the board 2.5 s later: its time until then
+    m.central.line("moved")
+    assert times_sent(port)[-1] == (300000, 300000 - 2500 + 3000)
+    now[0] += 4000
+    m.central.line("move g1f3")
+    assert times_sent(port)[-1] == (300000 - 4000 + 3000, 300500)
+    assert m.pgn_clocks() == [300000, 300500, 299000]
+    # The player takes the move back on the board (casual): the clock is as before it, white's
+    # time having run all along.
+    now[0] += 1000
+    m.central.line("undo_offer")
+    assert m.game.fen() == chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").fen()
+    assert times_sent(port)[-1] == (300000 - 5000, 300500)
+    assert m.pgn_clocks() == [300000, 300500]
+    assert m.state()["wtime"] == 295000 and m.state()["btime"] == 300500
+
+
+def test_a_multi_period_control_tells_the_engine_the_moves_to_go(monkeypatch):
+    m, port, engine, now = clocked_match("90/40+30,30+30", monkeypatch)
+    board = chess.Board()
+    for white, black in (("e2e4", "e7e5"), ("g1f3", "b8c6")):
+        now[0] += 1000
+        m.central.line("move " + white)
+        board.push_uci(white)
+        fen, clocks = engine.asked[-1]
+        assert fen == board.fen()
+        assert clocks["remaining_moves"] == 40 - len(board.move_stack) // 2
+        assert clocks["black_inc"] == 30.0
+        m.opponent_event(("engine-move", m.ticket, black))
+        board.push_uci(black)
+        now[0] += 1000
+        m.central.line("moved")
+
+
+def test_a_game_ended_by_the_engines_mate_has_a_clock_on_its_last_move(monkeypatch):
+    # Fool's mate with the player as white: the engine's mating move is pressed at once (the
+    # game is over), not when it is made on the board, so the PGN's last move has its time too.
+    m, port, engine, now = clocked_match("3+2", monkeypatch)
+    for white, black in (("f2f3", "e7e5"), ("g2g4", "d8h4")):
+        now[0] += 1000
+        m.central.line("move " + white)
+        now[0] += 500
+        m.opponent_event(("engine-move", m.ticket, black))
+        if black != "d8h4":
+            m.central.line("moved")
+    assert m.over == ("0-1", "checkmate")
+    clocks = m.pgn_clocks()
+    assert len(clocks) == 4 and None not in clocks
+    assert clocks[-1] == 180000 + 2000 - 500 + 2000 - 500  # black's two moves, 0.5 s each, +2 s each
+    assert not m.clock.running
