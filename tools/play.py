@@ -1,7 +1,7 @@
 """The PC companion: play an engine or Lichess on the board (docs/spec.md section 8). `make play` runs it.
 
     python3 tools/play.py engine [--elo N | --time S | --depth N] [--side white|black|random]
-                                 [--engine CMD] [--strict] [--port DEV] [--pgn FILE]
+                                 [--clock CONTROL] [--engine CMD] [--strict] [--port DEV] [--pgn FILE]
     python3 tools/play.py lichess [--seek 15+10 [--rated] | --accept [USER] | --game ID]
                                   [--token-file FILE] [--port DEV] [--pgn FILE]
 

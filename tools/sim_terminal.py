@@ -347,10 +347,25 @@ class Terminal:
             for side, name in (("w", "white"), ("b", "black")):
                 faces.append("%s %s%s" % (name, short_text(c[name]), " *" if c["running"] == side else ""))
             self.say("clock %s: %s | %s" % (c["control"], " - ".join(faces), c["state"]))
+        app = self.app_time()
+        if app is not None:  # a CPP app keeps the clock (`time W B`): what the board's display shows
+            from core.clock import short_text
+
+            self.say("clock app: white %s - black %s" % (short_text(app[0]), short_text(app[1])))
         lit = board_sim.signal_names(frame)
         self.say("leds: " + (lit or "all off"))
         if self.hand or self.off:
             self.say("in hand: %s | beside the board: %s" % ("".join(self.hand) or "-", "".join(self.off) or "-"))
+
+    link = None  # the USB link's firmware Link, with --serial
+
+    def app_time(self):
+        """The times a CPP app sent with `time W B` in its round, or None."""
+        if self.link is None:
+            return None
+        from link.clock_command import app_time
+
+        return app_time(self.link)
 
     def show_leds(self):
         px = self.sim.pixels()
@@ -403,6 +418,7 @@ def main(argv=None):
         import sim_serial
 
         port = sim_serial.SerialPort(term.sim, args.serial, term.say)
+        term.link = port.link
         sys.stdout.flush()
         ok = sim_serial.serve(term, port, sys.stdin, interactive)
         return 0 if ok or interactive else 1

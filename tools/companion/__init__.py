@@ -8,8 +8,10 @@ terminal. tools/play.py is the command line.
 import os
 import sys
 
-# The firmware's pure modules the companion shares with the board (firmware/online/lichess_game.py):
+# The firmware's pure modules the companion shares with the board (firmware/online/lichess_game.py,
+# core/clock.py, core/arbiter.py), and tools/shims for what MicroPython has built in (micropython.const):
 # appended, not inserted, so a firmware module never shadows a library of the same name.
-_FIRMWARE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "firmware")
-if _FIRMWARE not in sys.path:
-    sys.path.append(_FIRMWARE)
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for _path in (os.path.join(_ROOT, "firmware"), os.path.join(_ROOT, "tools", "shims")):
+    if _path not in sys.path:
+        sys.path.append(_path)

@@ -26,8 +26,11 @@ def parser():
     e = sub.add_parser("engine", help="play a UCI engine (Stockfish by default)")
     e.add_argument("--engine", help="the engine's command line (default: stockfish, /usr/games/stockfish)")
     e.add_argument("--elo", type=int, help="the engine's strength (UCI_Elo; Stockfish: 1320-3190)")
-    e.add_argument("--time", type=float, default=1.0, help="the engine's time per move in seconds (default 1)")
+    e.add_argument("--time", type=float, help="the engine's time per move in seconds (default 1; with --clock: "
+                   "the engine's own time management on its clock)")
     e.add_argument("--depth", type=int, help="search this many plies instead of a time")
+    e.add_argument("--clock", metavar="CONTROL",
+                   help="a chess clock, in the board's notation: 5+3, 15+10, 90/40+30,30+30, 5d3, 5b3 (docs/clock.md)")
     e.add_argument("--side", choices=("white", "black", "random"), default="white", help="your side")
     e.add_argument("--fen", help="start from this position")
     e.add_argument("--strict", action="store_true", help="touch-move, no takebacks (default: casual)")
@@ -64,9 +67,17 @@ def main(argv=None):
         from .engine import Engine
         from .engine_game import EngineMatch
 
+        from core import clock
+
+        try:
+            control = clock.parse_control(args.clock) if args.clock else ()
+        except ValueError as e:
+            sys.stderr.write("play.py engine: --clock %s: %s\n" % (args.clock, e))
+            return 2
         side = args.side if args.side != "random" else random.choice(("white", "black"))
-        engine = Engine(events, args.engine, elo=args.elo, movetime=args.time, depth=args.depth)
-        m = EngineMatch(port, engine, casual=not args.strict, takeback_pause=args.takeback_pause,
+        movetime = args.time if args.time is not None else (None if control else 1.0)
+        engine = Engine(events, args.engine, elo=args.elo, movetime=movetime, depth=args.depth)
+        m = EngineMatch(port, engine, casual=not args.strict, takeback_pause=args.takeback_pause, control=control,
                         you=chess.WHITE if side == "white" else chess.BLACK, fen=args.fen,
                         pgn_path=args.pgn, view=view, events=events, stdin=stdin)
     else:

@@ -1,7 +1,8 @@
 """The engine: any UCI engine through python-chess's chess.engine, searching on a thread.
 
 Stockfish (Debian's package, /usr/games/stockfish) by default. Strength: UCI_LimitStrength with
-UCI_Elo (--elo), and a fixed time per move. A search runs on a thread of its own and its result
+UCI_Elo (--elo), and a fixed time per move, or (a game with a clock and no --time or --depth)
+the engine's own time management from its clock (UCI `go wtime btime winc binc movestogo`). A search runs on a thread of its own and its result
 goes on the companion's queue as ("engine-move", ticket, uci) or ("engine-hint", ticket, uci);
 the ticket tells the game loop whether the position is still the one asked about (a takeback
 may have come in between). An engine that dies is reported ("engine-failed") and started again
@@ -30,9 +31,9 @@ class Engine:
         self.queue = queue
         self.command = shlex.split(command) if command else [default_command()]
         self.elo = elo
-        self.movetime = movetime
         self.depth = depth
-        self.hint_time = hint_time if hint_time is not None else movetime
+        self.movetime = movetime  # None: the engine plays on its clock (think()'s clocks)
+        self.hint_time = hint_time if hint_time is not None else (movetime or 1.0)
         self.name = None
         self._engine = None
         self._lock = threading.Lock()  # one search at a time
@@ -69,17 +70,21 @@ class Engine:
                 except Exception:  # noqa: BLE001
                     pass
 
-    def _limit(self, hint=False):
+    def _limit(self, hint=False, clocks=None):
         if self.depth:
             return chess.engine.Limit(depth=self.depth)
-        return chess.engine.Limit(time=self.hint_time if hint else self.movetime)
+        if hint or self.movetime is not None or clocks is None:
+            return chess.engine.Limit(time=self.hint_time if hint else (self.movetime or 1.0))
+        return chess.engine.Limit(**clocks)
 
     # ------------------------------------------------------------------ searches
 
-    def think(self, board, ticket, hint=False):
-        """Search `board` (a chess.Board, copied) on a thread; the answer goes on the queue."""
+    def think(self, board, ticket, hint=False, clocks=None):
+        """Search `board` (a chess.Board, copied) on a thread; the answer goes on the queue.
+        clocks: chess.engine.Limit's white_clock, black_clock, white_inc, black_inc and
+        remaining_moves (seconds), used when the engine has no --time or --depth."""
         board = board.copy()
-        t = threading.Thread(target=self._search, args=(board, ticket, hint), name="engine", daemon=True)
+        t = threading.Thread(target=self._search, args=(board, ticket, hint, clocks), name="engine", daemon=True)
         t.start()
 
     def analyse(self, board, seconds):
@@ -90,7 +95,7 @@ class Engine:
                 return None
             return self._engine.analyse(board, chess.engine.Limit(time=seconds))
 
-    def _search(self, board, ticket, hint):
+    def _search(self, board, ticket, hint, clocks=None):
         kind = "engine-hint" if hint else "engine-move"
         with self._lock:
             for attempt in range(2):
@@ -99,7 +104,7 @@ class Engine:
                         self.restarts += 1
                         self.start()
                         self.queue.put(("engine-note", "%s started again" % self.name))
-                    result = self._engine.play(board, self._limit(hint))
+                    result = self._engine.play(board, self._limit(hint, clocks))
                     if result.move is None:
                         raise chess.engine.EngineError("no move (the engine resigned or found none)")
                     self.queue.put((kind, ticket, result.move.uci()))

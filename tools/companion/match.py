@@ -419,12 +419,16 @@ class Match:
     def game_finished(self):
         pass
 
+    def pgn_clocks(self):
+        """The mover's ms left after each of the game's last moves, for the PGN's [%clk], or None."""
+        return None
+
     def save(self):
         if self.saved or not self.pgn_path or (not self.game.move_stack and not self.over):
             return
         result = self.over[0] if self.over else "*"
         try:
-            pgn.append(self.pgn_path, self.game, self.tags, result)
+            pgn.append(self.pgn_path, self.game, self.tags, result, self.pgn_clocks())
         except OSError as e:
             self.say("could not write the PGN to %s: %s" % (self.pgn_path, e))
             return

@@ -8,8 +8,18 @@ import chess
 import chess.pgn
 
 
-def game_pgn(board, tags, result):
+def game_pgn(board, tags, result, clocks=None):
+    """clocks: the mover's ms left after each of the last len(clocks) moves (None: not known),
+    written after each as `{[%clk h:mm:ss]}` the way the board's own PGN writes them
+    (firmware/core/clock.py)."""
     game = chess.pgn.Game.from_board(board)
+    if clocks:
+        from core.clock import clock_text
+
+        nodes = list(game.mainline())[-len(clocks):]
+        for node, ms in zip(nodes, clocks[-len(nodes):] if nodes else []):
+            if ms is not None:
+                node.comment = "[%clk " + clock_text(ms) + "]"
     today = datetime.date.today().strftime("%Y.%m.%d")
     seven = {"Event": "Casual game", "Site": "?", "Date": today, "Round": "-", "White": "?",
              "Black": "?", "Result": result}
@@ -22,9 +32,9 @@ def game_pgn(board, tags, result):
     return str(game)
 
 
-def append(path, board, tags, result):
+def append(path, board, tags, result, clocks=None):
     """Append the game to `path` (created with its folder when missing); returns the text."""
-    text = game_pgn(board, tags, result)
+    text = game_pgn(board, tags, result, clocks)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     with open(path, "a", encoding="utf-8") as f:
