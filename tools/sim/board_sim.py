@@ -344,6 +344,20 @@ class BoardSim:
             status = ("White" if white else "Black") + " to move"
             if g.check:
                 status += ", check"
+            if ref.remote:
+                # The board's engine's move (or a hint) is lit blue: say it in words too, or a
+                # visitor who does not read the LEDs waits for the board to move by itself.
+                from core.notation import san
+
+                uci = move_uci(ref.remote)
+                try:
+                    shown = "%s (%s)" % (san(pos, pos.parse_uci(uci)), uci)
+                except ValueError:  # a PC's move that is not legal here: shown as sent
+                    shown = uci
+                if ref.remote_required:
+                    status += "; the board plays %s: make its move on the board" % shown
+                else:
+                    status += "; hint: %s" % shown
         if error:
             plain = messages.explain("error " + " ".join(error), pos)
             status += "; " + (plain or "error: " + " ".join(error))
