@@ -598,5 +598,27 @@ def a_clock_and_a_game_against_the_board(board, page):
     assert board.state()["uci"][-1] == "%s%s" % uci
     assert board.signal(uci[0]) != "remote-move" and board.signal(uci[1]) != "remote-move"
     assert board.state()["turn"] == "w" and board.state()["error"] is None
+
+    # The kings' gesture on the board chooses too, and the page's controls follow it: both kings
+    # lifted at the start position, the white one put on b6 (rank 6: the player takes black; file b:
+    # level 2), then both home. The board, playing white, lights its first move.
+    page.click("#newgame")
+    board.wait("window.simIdle() && window.simState.game.san.length === 0")
+    assert page.input_value("#opponent") == "black" and page.input_value("#level") == "1"
+    board.drag("e1", None)
+    board.drag("e8", None)
+    board.wait("window.simIdle()")
+    board.drag_from_tray("w", "b6")
+    board.wait("window.simIdle()")
+    board.drag("b6", "e1")
+    board.drag_from_tray("b", "e8")
+    board.wait("document.getElementById('log').innerText.includes('the board plays white at level 2')")
+    board.wait("document.getElementById('opponent').value === 'white'")
+    assert page.input_value("#level") == "2"
+    board.wait("/the board plays [a-h]2[a-h][34]/.test(document.getElementById('log').innerText)", timeout=15000)
+    board.wait("window.simState.game.status.includes('the board plays')")
+    # Two players again, from the page: the lit move goes out.
     page.select_option("#opponent", "none")
     board.wait("document.getElementById('log').innerText.includes('two players, no engine')")
+    board.wait("window.simState.game.status === 'White to move'")
+    assert page.input_value("#opponent") == "none"
