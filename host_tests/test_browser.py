@@ -502,9 +502,17 @@ def a_clock_and_a_game_against_the_board(board, page):
     page.click("#newgame")
     board.wait("window.simIdle() && window.simState.game.san.length === 0 && window.simState.game.mode === 'strict'")
     assert page.is_hidden("#clock-w") and page.is_hidden("#clock-b")  # no clock until one is set
+    trays = [page.locator("#tray-%s" % c).bounding_box() for c in "wb"]
     page.fill("#clockin", "5+3")
     page.click("#clockform button[type=submit]")
     board.wait("window.simState.game.clock !== null")
+    # Each face sits in its tray, which keeps its height: the status stays on screen under the board.
+    for c, tray in zip("wb", trays):
+        now = page.locator("#tray-%s" % c).bounding_box()
+        face = page.locator("#clock-%s" % c).bounding_box()
+        assert now["height"] == tray["height"], (c, tray, now)
+        assert now["x"] <= face["x"] and face["x"] + face["width"] <= now["x"] + now["width"]
+        assert now["y"] <= face["y"] and face["y"] + face["height"] <= now["y"] + now["height"]
     clock = page.evaluate("window.simState.game.clock")
     assert clock == {"control": "5+3", "white": 300000, "black": 300000, "running": None, "state": "waiting"}
     assert page.is_visible("#clock-w") and page.is_visible("#clock-b") and faces(page) == ("5:00", "5:00")
