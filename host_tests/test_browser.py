@@ -581,6 +581,22 @@ def a_clock_and_a_game_against_the_board(board, page):
     page.wait_for_timeout(1300)
     assert page.inner_text("#clock-b") != paused[1] and page.inner_text("#clock-w") == paused[0]
 
+    # Two seconds each: the faces show tenths and turn red (low time); black's flag falls while
+    # black thinks, white can mate, so white wins (FIDE 6.9), and black's face turns red.
+    page.click("#newgame")
+    board.wait("window.simIdle() && window.simState.game.san.length === 0")
+    page.fill("#clockin", "0:02")
+    page.click("#clockform button[type=submit]")
+    board.wait("window.simState.game.clock.control === '0:02'")
+    assert faces(page) == ("2.0", "2.0") and "low" in page.get_attribute("#clock-w", "class")
+    move(board, "e2", "e4", 1)
+    board.wait("window.simState.game.result !== '*'", timeout=6000)
+    assert (board.state()["result"], board.state()["reason"]) == ("1-0", "flag")
+    assert page.evaluate("window.simState.game.clock.state") == "flag-b"
+    board.wait("document.getElementById('clock-b').textContent === '0.0'")
+    assert "flag" in page.get_attribute("#clock-b", "class") and page.inner_text("#clock-w") == "2.0"
+    assert "1-0" in page.inner_text("#status") and page.is_disabled("#clockpause")
+
     # A game against the board: a new game without a clock, the board plays black at level 1.
     page.click("#newgame")
     board.wait("window.simIdle() && window.simState.game.san.length === 0")
