@@ -527,6 +527,7 @@ def a_clock_and_a_game_against_the_board(board, page):
 
     # White's first move starts the clock without costing or earning anything (core/clock.py
     # press): black's time runs from that commit; white's face stays 5:00.
+    before_white = page.evaluate("window.simClock()")
     move(board, "e2", "e4", 1)
     after_white = page.evaluate("window.simClock()")
     board.wait("window.simState.game.clock.running === 'b'")
@@ -534,15 +535,16 @@ def a_clock_and_a_game_against_the_board(board, page):
     assert "running" in page.get_attribute("#clock-b", "class") and "running" not in page.get_attribute("#clock-w", "class")
     assert not page.is_disabled("#clockpause") and page.inner_text("#clockpause") == "Pause"
 
-    # Black answers: black's time is 5:00 less what the move took, plus the 3 s increment. The
-    # move took at least the time from white's move done to black's drag begun and at most from
-    # then to black's move done, by the page's own (simulated) clock.
-    begun = page.evaluate("window.simClock()")
+    # Black answers: black's time is 5:00 less what the move took, plus the 3 s increment. By the
+    # page's own (simulated) clock, black's time ran at least from white's move done to black's
+    # drag begun and at most from white's drag begun to black's move done (50 ms: whole ms, a scan).
+    begun_black = page.evaluate("window.simClock()")
     move(board, "e7", "e5", 2, click=True)
-    done = page.evaluate("window.simClock()")
+    done_black = page.evaluate("window.simClock()")
     board.wait("window.simState.game.clock.running === 'w'")
-    white, black = clock_ms(page)
-    assert 303000 - (done - after_white) - 50 <= black <= 303000 - (begun - after_white) + 50, (black, after_white, begun, done)
+    black = clock_ms(page)[1]
+    bounds = (303000 - (done_black - before_white) - 50, 303000 - (begun_black - after_white) + 50)
+    assert bounds[0] <= black <= bounds[1], (black, bounds)
     assert page.inner_text("#clock-b") == short_text(black)
     assert "running" in page.get_attribute("#clock-w", "class")
 
@@ -550,14 +552,13 @@ def a_clock_and_a_game_against_the_board(board, page):
     before = page.inner_text("#clock-w")
     page.wait_for_timeout(1300)
     assert page.inner_text("#clock-w") != before and page.inner_text("#clock-b") == short_text(black)
-    begun = page.evaluate("window.simClock()")
     move(board, "g1", "f3", 3)
     done = page.evaluate("window.simClock()")
     board.wait("window.simState.game.clock.running === 'b'")
     white = clock_ms(page)[0]
-    # White's turn began at black's commit (between black's drag and its move done) and included
-    # the wait: white's time is 5:00 + 3 s less that, at most 2 s above 5:00 after 1.3 s waited.
-    assert 303000 - (done - after_white) - 50 <= white <= 301700 + 50, white
+    # White's turn began at black's commit (between black's drag begun and its move done) and took
+    # in the 1.3 s wait: white's time is 5:00 + 3 s less that, so at most 5:01.7.
+    assert 303000 - (done - begun_black) - 50 <= white <= 301700 + 50, white
     assert page.inner_text("#clock-w") == short_text(white)
 
     # Paused: black's face stands still, the button says Resume; resumed, it runs again.
