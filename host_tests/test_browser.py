@@ -11,8 +11,10 @@
 # PGN download (real date, the mode in Event), a position from a FEN (logged), a promotion changed
 # to a knight by taps with its hint, casual mode's takeback button, the layout (status beside or
 # under the board, labelled trays, the phone's intro without Shift), the log cleared by a new game,
-# a 5+3 clock on the trays (increments, the running side, a pause, a control refused) and a game
-# against the board's engine at level 1 (its move lit blue, then made by hand).
+# a 5+3 clock on the trays (increments, the running side, a pause, a control refused), a flag
+# falling on a 0:02 clock, and a game against the board's engine at level 1 (its move lit blue and
+# in the status, another move refused, its move made by hand; the kings' gesture followed by the
+# page's controls).
 #
 # `make test-browser` runs this file (make test-cpython leaves it out). Without a browser it skips
 # with a message - except where CI=true, where a missing browser or driver is a failure.
@@ -619,6 +621,15 @@ def a_clock_and_a_game_against_the_board(board, page):
     assert board.piece(uci[0]).islower() and board.state()["san"] == ["d4"]
     status = page.inner_text("#status")
     assert "the board plays" in status and "(%s%s): make its move on the board" % uci in status
+    # Another black move is refused (the board plays its own), guided back in words; the piece
+    # put back is not bound by touch-move, and the board's move still stands.
+    other = "a7" if uci[0] != "a7" else "h7"
+    board.drag(other, other[0] + "6")
+    board.wait("window.simState.game.error !== null && window.simState.game.error[0] === 'illegal'")
+    assert "put it back on %s" % other in page.inner_text("#status") and board.state()["san"] == ["d4"]
+    board.drag(other[0] + "6", other)
+    board.wait("window.simIdle() && window.simState.game.error === null")
+    assert board.signal(uci[0]) == "remote-move" and board.signal(other) != "touched"
     move(board, uci[0], uci[1], 2, click=True)
     assert board.state()["uci"][-1] == "%s%s" % uci
     assert board.signal(uci[0]) != "remote-move" and board.signal(uci[1]) != "remote-move"
