@@ -534,7 +534,8 @@ def a_clock_and_a_game_against_the_board(board, page):
     after_white = page.evaluate("window.simClock()")
     board.wait("window.simState.game.clock.running === 'b'")
     assert clock_ms(page)[0] == 300000 and page.inner_text("#clock-w") == "5:00"
-    assert "running" in page.get_attribute("#clock-b", "class") and "running" not in page.get_attribute("#clock-w", "class")
+    assert "running" in page.get_attribute("#clock-b", "class")
+    assert "running" not in page.get_attribute("#clock-w", "class")
     assert not page.is_disabled("#clockpause") and page.inner_text("#clockpause") == "Pause"
 
     # Black answers: black's time is 5:00 less what the move took, plus the 3 s increment. By the
