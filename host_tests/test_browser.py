@@ -10,7 +10,11 @@
 # the board flipped, the move list clicked to look back, the monochrome view with its legend, the
 # PGN download (real date, the mode in Event), a position from a FEN (logged), a promotion changed
 # to a knight by taps with its hint, casual mode's takeback button, the layout (status beside or
-# under the board, labelled trays, the phone's intro without Shift) and the log cleared by a new game.
+# under the board, labelled trays, the phone's intro without Shift), the log cleared by a new game,
+# a 5+3 clock on the trays (increments, the running side, a pause, a control refused), a flag
+# falling on a 0:02 clock, and a game against the board's engine at level 1 (its move lit blue and
+# in the status, another move refused, its move made by hand; the kings' gesture followed by the
+# page's controls).
 #
 # `make test-browser` runs this file (make test-cpython leaves it out). Without a browser it skips
 # with a message - except where CI=true, where a missing browser or driver is a failure.
@@ -22,6 +26,7 @@ import threading
 import pytest
 
 from core import signals as S  # firmware/core/signals.py: the legend has a row for each signal but off
+from core.clock import short_text  # what a clock face shows: the page draws the same (sim.js clockFace)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -251,6 +256,7 @@ def test_a_game_in_the_browser(server, browser, device):
         after_the_game(board, page)
         a_promotion_tapped_round(board, page)
         casual_takebacks_and_a_new_game(board, page)
+        a_clock_and_a_game_against_the_board(board, page)
         assert errors == []
     except Exception:
         os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
@@ -481,3 +487,175 @@ def casual_takebacks_and_a_new_game(board, page):
     page.click("#takeback")
     board.wait("window.simIdle() && window.simState.game.san.length === 1")
     assert board.piece("d7") == "p" and board.state()["san"] == ["e4"]
+
+
+def clock_ms(page):
+    c = page.evaluate("window.simState.game.clock")
+    return c["white"], c["black"]
+
+
+def faces(page):
+    return page.inner_text("#clock-w"), page.inner_text("#clock-b")
+
+
+def a_clock_and_a_game_against_the_board(board, page):
+    # A new game in strict mode, then the visitor types a time control: both trays show 5:00.
+    page.select_option("#mode", "strict")
+    page.click("#newgame")
+    board.wait("window.simIdle() && window.simState.game.san.length === 0 && window.simState.game.mode === 'strict'")
+    assert page.is_hidden("#clock-w") and page.is_hidden("#clock-b")  # no clock until one is set
+    trays = [page.locator("#tray-%s" % c).bounding_box() for c in "wb"]
+    page.fill("#clockin", "5+3")
+    page.click("#clockform button[type=submit]")
+    board.wait("window.simState.game.clock !== null")
+    # Each face sits in its tray, which keeps its height: the status stays on screen under the board.
+    for c, tray in zip("wb", trays):
+        now = page.locator("#tray-%s" % c).bounding_box()
+        face = page.locator("#clock-%s" % c).bounding_box()
+        assert now["height"] == tray["height"], (c, tray, now)
+        assert now["x"] <= face["x"] and face["x"] + face["width"] <= now["x"] + now["width"]
+        assert now["y"] <= face["y"] and face["y"] + face["height"] <= now["y"] + now["height"]
+    clock = page.evaluate("window.simState.game.clock")
+    assert clock == {"control": "5+3", "white": 300000, "black": 300000, "running": None, "state": "waiting"}
+    assert page.is_visible("#clock-w") and page.is_visible("#clock-b") and faces(page) == ("5:00", "5:00")
+    assert page.is_hidden("#clockerror") and "clock 5+3" in page.inner_text("#log")
+    assert page.is_disabled("#clockpause")  # nothing runs before white's first move
+
+    # A control the clock cannot read: said in words under the field; the 5+3 clock stands.
+    page.fill("#clockin", "5+x")
+    page.click("#clockform button[type=submit]")
+    assert page.is_visible("#clockerror") and page.inner_text("#clockerror").startswith("clock: ")
+    assert page.evaluate("window.simState.game.clock") == clock and faces(page) == ("5:00", "5:00")
+
+    # White's first move starts the clock without costing or earning anything (core/clock.py
+    # press): black's time runs from that commit; white's face stays 5:00.
+    before_white = page.evaluate("window.simClock()")
+    move(board, "e2", "e4", 1)
+    after_white = page.evaluate("window.simClock()")
+    board.wait("window.simState.game.clock.running === 'b'")
+    assert clock_ms(page)[0] == 300000 and page.inner_text("#clock-w") == "5:00"
+    assert "running" in page.get_attribute("#clock-b", "class")
+    assert "running" not in page.get_attribute("#clock-w", "class")
+    assert not page.is_disabled("#clockpause") and page.inner_text("#clockpause") == "Pause"
+
+    # Black answers: black's time is 5:00 less what the move took, plus the 3 s increment. By the
+    # page's own (simulated) clock, black's time ran at least from white's move done to black's
+    # drag begun and at most from white's drag begun to black's move done (50 ms: whole ms, a scan).
+    begun_black = page.evaluate("window.simClock()")
+    move(board, "e7", "e5", 2, click=True)
+    done_black = page.evaluate("window.simClock()")
+    board.wait("window.simState.game.clock.running === 'w'")
+    black = clock_ms(page)[1]
+    bounds = (303000 - (done_black - before_white) - 50, 303000 - (begun_black - after_white) + 50)
+    assert bounds[0] <= black <= bounds[1], (black, bounds)
+    assert page.inner_text("#clock-b") == short_text(black)
+    assert "running" in page.get_attribute("#clock-w", "class")
+
+    # White's clock runs now: its face counts down (m:ss, so watch it across more than a second).
+    before = page.inner_text("#clock-w")
+    page.wait_for_timeout(1300)
+    assert page.inner_text("#clock-w") != before and page.inner_text("#clock-b") == short_text(black)
+    move(board, "g1", "f3", 3)
+    done = page.evaluate("window.simClock()")
+    board.wait("window.simState.game.clock.running === 'b'")
+    white = clock_ms(page)[0]
+    # White's turn began at black's commit (between black's drag begun and its move done) and took
+    # in the 1.3 s wait: white's time is 5:00 + 3 s less that, so at most 5:01.7.
+    assert 303000 - (done - begun_black) - 50 <= white <= 301700 + 50, white
+    assert page.inner_text("#clock-w") == short_text(white)
+
+    # Paused: black's face stands still, the button says Resume; resumed, it runs again.
+    page.click("#clockpause")
+    board.wait("window.simState.game.clock.state === 'paused'")
+    assert page.evaluate("window.simState.game.clock.running") is None
+    assert page.inner_text("#clockpause") == "Resume"
+    paused = faces(page)
+    black = clock_ms(page)[1]
+    page.wait_for_timeout(1300)
+    assert faces(page) == paused and clock_ms(page)[1] == black
+    assert page.inner_text("#clock-b") == short_text(black)
+    # A control set after the first move is refused in words, and the game's clock is unchanged.
+    page.fill("#clockin", "15+10")
+    page.click("#clockform button[type=submit]")
+    assert "before the first move" in page.inner_text("#clockerror")
+    assert page.evaluate("window.simState.game.clock.control") == "5+3" and faces(page) == paused
+    page.click("#clockpause")
+    board.wait("window.simState.game.clock.state === 'running'")
+    assert page.is_hidden("#clockerror") and page.inner_text("#clockpause") == "Pause"
+    page.wait_for_timeout(1300)
+    assert page.inner_text("#clock-b") != paused[1] and page.inner_text("#clock-w") == paused[0]
+
+    # Two seconds each: the faces show tenths and turn red (low time); black's flag falls while
+    # black thinks, white can mate, so white wins (FIDE 6.9), and black's face turns red.
+    page.click("#newgame")
+    board.wait("window.simIdle() && window.simState.game.san.length === 0")
+    page.fill("#clockin", "0:02")
+    page.click("#clockform button[type=submit]")
+    board.wait("window.simState.game.clock.control === '0:02'")
+    assert faces(page) == ("2.0", "2.0") and "low" in page.get_attribute("#clock-w", "class")
+    move(board, "e2", "e4", 1)
+    board.wait("window.simState.game.result !== '*'", timeout=6000)
+    assert (board.state()["result"], board.state()["reason"]) == ("1-0", "flag")
+    assert page.evaluate("window.simState.game.clock.state") == "flag-b"
+    board.wait("document.getElementById('clock-b').textContent === '0.0'")
+    assert "flag" in page.get_attribute("#clock-b", "class") and page.inner_text("#clock-w") == "2.0"
+    assert "1-0" in page.inner_text("#status") and page.is_disabled("#clockpause")
+
+    # A game against the board: a new game without a clock, the board plays black at level 1.
+    page.click("#newgame")
+    board.wait("window.simIdle() && window.simState.game.san.length === 0")
+    page.fill("#clockin", "none")
+    page.click("#clockform button[type=submit]")
+    board.wait("window.simState.game.clock === null")
+    assert page.is_hidden("#clock-w") and page.is_hidden("#clock-b")
+    page.select_option("#opponent", "black")
+    page.select_option("#level", "1")
+    board.wait("document.getElementById('log').innerText.includes('the board plays black at level 1')")
+    move(board, "d2", "d4", 1)
+    # Its answer: lit blue on its from and to squares (remote-move), said in the events and the
+    # status, and not made until a player makes it on the board.
+    board.wait("/the board plays [a-h][1-8][a-h][1-8]/.test(document.getElementById('log').innerText)", timeout=15000)
+    uci = re.search(r"the board plays ([a-h][1-8])([a-h][1-8])", page.inner_text("#log")).groups()
+    for name in uci:
+        board.wait_signal(name, "remote-move")
+    board.wait_rgb(uci[1], BLUE)
+    assert board.piece(uci[0]).islower() and board.state()["san"] == ["d4"]
+    status = page.inner_text("#status")
+    assert "the board plays" in status and "(%s%s): make its move on the board" % uci in status
+    # Another black move is refused (the board plays its own), guided back in words; the piece
+    # put back is not bound by touch-move, and the board's move still stands.
+    other = "a7" if uci[0] != "a7" else "h7"
+    board.drag(other, other[0] + "6")
+    board.wait("window.simState.game.error !== null && window.simState.game.error[0] === 'illegal'")
+    assert "put it back on %s" % other in page.inner_text("#status") and board.state()["san"] == ["d4"]
+    board.drag(other[0] + "6", other)
+    board.wait("window.simIdle() && window.simState.game.error === null")
+    assert board.signal(uci[0]) == "remote-move" and board.signal(other) != "touched"
+    move(board, uci[0], uci[1], 2, click=True)
+    assert board.state()["uci"][-1] == "%s%s" % uci
+    assert board.signal(uci[0]) != "remote-move" and board.signal(uci[1]) != "remote-move"
+    assert board.state()["turn"] == "w" and board.state()["error"] is None
+
+    # The kings' gesture on the board chooses too, and the page's controls follow it: both kings
+    # lifted at the start position, the white one put on b6 (rank 6: the player takes black; file b:
+    # level 2), then both home. The board, playing white, lights its first move.
+    page.click("#newgame")
+    board.wait("window.simIdle() && window.simState.game.san.length === 0")
+    assert page.input_value("#opponent") == "black" and page.input_value("#level") == "1"
+    board.drag("e1", None)
+    board.drag("e8", None)
+    board.wait("window.simIdle()")
+    board.drag_from_tray("w", "b6")
+    board.wait("window.simIdle()")
+    board.drag("b6", "e1")
+    board.drag_from_tray("b", "e8")
+    board.wait("document.getElementById('log').innerText.includes('the board plays white at level 2')")
+    board.wait("document.getElementById('opponent').value === 'white'")
+    assert page.input_value("#level") == "2"
+    board.wait("/the board plays [a-h]2[a-h][34]/.test(document.getElementById('log').innerText)", timeout=15000)
+    board.wait("window.simState.game.status.includes('the board plays')")
+    # Two players again, from the page: the lit move goes out.
+    page.select_option("#opponent", "none")
+    board.wait("document.getElementById('log').innerText.includes('two players, no engine')")
+    board.wait("window.simState.game.status === 'White to move'")
+    assert page.input_value("#opponent") == "none"

@@ -368,6 +368,39 @@ def test_the_browser_glue_sets_the_clock_and_the_engine():
     assert sim.clock_action("pause") == "" and sim.game_state()["clock"]["state"] == "paused"
 
 
+def test_the_browser_status_says_the_boards_move_and_a_hint_in_words():
+    # The page draws the board's engine's move blue; its status says it too, with the engine's
+    # side and level for the page's controls (which the kings' gesture may have chosen).
+    import sys
+
+    sys.path.insert(0, transcript._ROOT + "/tools/sim")
+    from board_sim import BoardSim
+
+    sim = BoardSim()
+    assert sim.set_mode("casual") == "" and sim.set_engine("black", 1) == ""
+    sim.advance(1000, ((1000, 0, parse_square("e2")), (1100, 1, parse_square("e4"))))
+    sim.advance(3000)
+    g = sim.game_state()
+    assert g["engine"] == ["black", 1]
+    line = [x for x in sim.log if x.startswith("console: the board plays ") and len(x) == 29][-1]
+    uci = line[-4:]
+    after_e4 = chess.Board()  # python-chess names the move separately
+    after_e4.push_uci("e2e4")
+    shown = "%s (%s)" % (after_e4.san(chess.Move.from_uci(uci)), uci)
+    assert g["status"] == "Black to move; the board plays %s: make its move on the board" % shown
+    sim.advance(4000, ((3500, 0, parse_square(uci[:2])), (3600, 1, parse_square(uci[2:]))))
+    sim.advance(6000)
+    assert sim.game_state()["status"] == "White to move" and sim.game_state()["uci"][-1] == uci
+    # Casual mode: both kings lifted and put back on the player's turn ask for a hint.
+    e1, e8 = parse_square("e1"), parse_square("e8")
+    sim.advance(8000, ((6500, 0, e1), (6600, 0, e8), (7000, 1, e1), (7100, 1, e8)))
+    sim.advance(12000)
+    hint = [x for x in sim.log if x.startswith("console: hint: ")][-1][-4:]
+    assert sim.game_state()["status"].startswith("White to move; hint: ")
+    assert sim.game_state()["status"].endswith(" (%s)" % hint)
+    assert sim.set_engine("none", 1) == "" and sim.game_state()["engine"] is None
+
+
 def test_in_a_cpp_round_the_board_shows_the_apps_clock():
     from test_cpp import START_PLACEMENT as CPP_START
     from test_cpp import central

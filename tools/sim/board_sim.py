@@ -19,7 +19,7 @@ import config
 from app import App
 from core import messages, signals
 from core.game import Game
-from core.position import Position, move_promotion, move_uci, square_name
+from core.position import WHITE, Position, move_promotion, move_uci, square_name
 from core.referee import CASUAL, OVER, PLAY, SETUP, event_text
 from hardware.fake import FakeMax7219, FakeNeoPixel, FakePin, FakeSPI, RamFiles, VirtualReedMatrix
 from hardware.leds import CHARS, COLOURS, MONO_BLINK, RGB_BLINK, RGB_PULSE
@@ -344,6 +344,20 @@ class BoardSim:
             status = ("White" if white else "Black") + " to move"
             if g.check:
                 status += ", check"
+            if ref.remote:
+                # The board's engine's move (or a hint) is lit blue: say it in words too, or a
+                # visitor who does not read the LEDs waits for the board to move by itself.
+                from core.notation import san
+
+                uci = move_uci(ref.remote)
+                try:
+                    shown = "%s (%s)" % (san(pos, pos.parse_uci(uci)), uci)
+                except ValueError:  # a PC's move that is not legal here: shown as sent
+                    shown = uci
+                if ref.remote_required:
+                    status += "; the board plays %s: make its move on the board" % shown
+                else:
+                    status += "; hint: %s" % shown
         if error:
             plain = messages.explain("error " + " ".join(error), pos)
             status += "; " + (plain or "error: " + " ".join(error))
@@ -355,8 +369,15 @@ class BoardSim:
             from sim_controls import clock_state
 
             clock = clock_state(self)
+        # The board's own engine: [side it plays, level], or None. The kings' gesture and a saved
+        # game choose it too, not only the page's controls, which follow it.
+        opponent = self.app.opponent
+        engine = None
+        if opponent is not None and opponent.colour is not None:
+            engine = ["white" if opponent.colour == WHITE else "black", opponent.level]
         return {
             "clock": clock,
+            "engine": engine,
             "fen": g.fen(),
             "start_move": int(start[5]) if len(start) > 5 else 1,
             "start_black": len(start) > 1 and start[1] == "b",

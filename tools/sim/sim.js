@@ -359,6 +359,10 @@ function drawGame() {
   drawStatus();
   $("fen").textContent = g.fen;
   if ($("mode").value !== g.mode) $("mode").value = g.mode;
+  // Who the board plays: the kings' gesture on the board chooses it too (engine/opponent.py).
+  const plays = g.engine ? g.engine[0] : "none";
+  if ($("opponent").value !== plays) $("opponent").value = plays;
+  if (g.engine && $("level").value !== String(g.engine[1])) $("level").value = String(g.engine[1]);
   $("takeback").disabled = !g.takeback || held !== null;
   $("takeback").title = g.mode === "casual" ? "Set the previous position up on the board, as a player would" : "Takebacks are for casual mode";
   // The move list: one line per move number, each half-move a button to look back at it.

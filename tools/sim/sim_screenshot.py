@@ -4,8 +4,9 @@ Usage: .venv/bin/python tools/sim/sim_screenshot.py [OUT_DIR]     (default tools
 
 Serves the page (tools/sim/sim_server.py) and plays it in headless Chromium (/usr/bin/chromium, or
 $CHROMIUM), writing:
-  screenshot.png        desktop: 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, the knight on f3 in the hand: f3
-                        cyan, its quiet destinations green, the capture on e5 red
+  screenshot.png        desktop, a 5+3 clock on the trays: 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, the
+                        knight on f3 in the hand: f3 cyan, its quiet destinations green, the
+                        capture on e5 red, white's clock running
   screenshot-phone.png  390 x 844 touch screen: after 1. e4 e5, the f1 bishop dragged by a finger,
                         drawn above it, the square under the finger outlined
   screenshot-knock.png  desktop: after 1. e4 e5 a sleeve knocks b2, c2 and d2 over: the squares ask
@@ -76,6 +77,9 @@ def main(argv):
             desktop = {"viewport": {"width": 1120, "height": 800}, "device_scale_factor": 1}
 
             page = Page(browser, url, **desktop)
+            page.page.fill("#clockin", "5+3")
+            page.page.click("#clockform button[type=submit]")
+            page.page.wait_for_function("window.simState.game.clock !== null", timeout=5000)
             page.moves((("e2", "e4"), ("e7", "e5"), ("g1", "f3"), ("b8", "c6"), ("f1", "c4"), ("g8", "f6")))
             page.page.mouse.move(*page.xy("f3"))
             page.page.mouse.down()
