@@ -110,7 +110,10 @@ def _error(position, kind, squares):
         return _board_fix(position, squares)
     if kind == "illegal" and len(squares) >= 2:
         frm, to = squares[0], squares[1]
-        text = "the %s on %s cannot go to %s: put it back on %s" % (
+        # A move the rules allow is refused only because another move is due: the one the board's
+        # engine shows (touch-move has its own kind). Saying it "cannot go" there would be wrong.
+        why = "may not go to %s now: the board has shown its own move;" if position.find_move(frm, to) else "cannot go to %s:"
+        text = ("the %s on %s " + why + " put it back on %s") % (
             piece_name(position, frm), _name(frm), _name(to), _name(frm))
         rest = _board_fix(position, squares[2:])
         return text + ("; " + rest if rest else "")

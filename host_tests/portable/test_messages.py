@@ -27,6 +27,8 @@ def test_touch_move_names_the_touched_piece():
 def test_illegal_move():
     p = Position(AFTER_E4_E5)
     assert explain("error illegal b1 b3", p) == "the knight on b1 cannot go to b3: put it back on b1"
+    # A legal move refused all the same: the board's engine has shown the move it plays.
+    assert explain("error illegal b1 c3", p) == "the knight on b1 may not go to c3 now: the board has shown its own move; put it back on b1"
 
 
 def test_game_events():
