@@ -176,6 +176,8 @@ class Board:
 # drops them once the board is wired (BOOT_ONLY, about 15 KB of bytecode on the Pico), so the
 # heap the game, the link and the engine use does not carry them.
 BOOT_ONLY = ("config", "hardware.pico")
+# What start_online() imports to find out whether the board goes online at all.
+ONLINE_BOOT = ("online.secrets", "online.boot", "online")
 
 
 class Values:
@@ -311,6 +313,8 @@ def start_online(board):
         board.app.online = board.online
     except (ImportError, MemoryError, OSError) as e:
         board.link.info("online: not started (%s)" % e)
+    if board.online is None:
+        forget(ONLINE_BOOT)  # an offline board does not keep the start-up code's bytecode
 
 
 def main():

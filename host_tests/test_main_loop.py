@@ -296,3 +296,21 @@ def test_a_resigned_game_stays_resigned_after_a_reboot(main_module):
     board.start(hands.t)
     game = board.app.referee.game
     assert (game.result, game.reason) == ("0-1", "resignation")
+
+
+def test_an_offline_board_drops_the_online_start_up_code(main_module, monkeypatch):
+    # A board never set up for Lichess (no online.secret in the current folder): start_online()
+    # says so and the modules it imported to find out leave the heap again.
+    settings = config.Settings()
+    pico = FakePico(settings)
+    monkeypatch.setitem(sys.modules, "machine", pico.machine)
+    monkeypatch.setitem(sys.modules, "neopixel", pico.neopixel)
+    main = importlib.reload(main_module)
+    out = []
+    board = main.build(write=out.append)
+    board.link.use("board")
+    board.start()
+    main.start_online(board)
+    assert board.online is None and board.app.online is None
+    assert any("online: not set up" in line for line in out), out
+    assert not any(name in sys.modules for name in main.ONLINE_BOOT)
