@@ -587,3 +587,27 @@ def test_the_projects_chesslink_host_follows_a_game_over_ble(rigs):
         host.wait_status(lambda s: follower.see(s) is not None, timeout=0.1)  # already received
     assert follower.moves == moves and host.codec.bad_parity == 0 and host.codec.stray == 0
     assert host.leds(["e2", "e4"]) == "" and host.leds_off() == ""
+
+
+def test_a_radio_that_refuses_to_advertise_does_not_stop_the_board():
+    # After a disconnection the stack may refuse to advertise (MicroPython raises OSError): the
+    # scan loop goes on, the console says so once, and advertising is tried again a second later.
+    from hardware.fake import FakeBluetooth
+    from link.ble import BleLink
+
+    usb = Rig()
+    bt = FakeBluetooth()
+    said = []
+    ble = BleLink(bt, usb.app, "cpp", said.append)
+    usb.app.ble = ble
+    bt.radio.event(1, (3, 0, b""))
+    ble.poll(0)
+    assert bt.radio.advertising is None  # one app at a time
+    bt.radio.refuse_advertising = 2
+    bt.radio.event(2, (3, 0, b""))
+    for t in range(5, 2100, 5):
+        ble.poll(t)  # must not raise
+        if t < 2005:  # refused at the disconnection (5 ms) and at the retry a second later
+            assert bt.radio.advertising is None
+    assert bt.radio.advertising is not None and bt.radio.refuse_advertising == 0
+    assert sum("advertising refused by the radio" in line for line in said) == 1, said

@@ -519,6 +519,7 @@ class FakeRadio:
         self.values = {}
         self.notified = []  # (conn, handle, bytes)
         self.advertising = None
+        self.refuse_advertising = 0  # how many more gap_advertise() calls raise OSError (tests)
         self.disconnected = []
         self.mtu_asked = []
         self.calls_in_irq = 0  # radio calls other than gatts_read made from inside the handler
@@ -559,6 +560,9 @@ class FakeRadio:
 
     def gap_advertise(self, interval, adv_data=None, resp_data=None, connectable=True):
         self._note()
+        if interval is not None and self.refuse_advertising > 0:
+            self.refuse_advertising -= 1  # a stack that is busy: MicroPython raises OSError
+            raise OSError(16)
         self.advertising = None if interval is None else adv_data
 
     def gap_disconnect(self, conn):

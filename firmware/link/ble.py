@@ -73,6 +73,8 @@ PREFERRED_MTU = const(247)
 HOLD_MS = const(250)
 # Advertising interval (the apps scan for a few seconds; 100 ms is what phones find at once).
 ADV_INTERVAL_US = const(100000)
+# After the stack refused to advertise, the next try (the scan loop goes on meanwhile).
+ADVERTISE_RETRY_MS = const(1000)
 # Writes kept between two scans at most: a central writing faster than that loses the rest (the
 # USB `ble` command counts them among the dropped).
 _QUEUE_MAX = const(32)
@@ -153,6 +155,7 @@ class BleLink:
         self._held = bytearray(0)  # a CPP write piece waiting for its rest
         self._held_at = 0
         self._chesslink_fresh = False  # a host back after a drop, its first message not yet in
+        self._advertise_at = -1  # when the stack last refused to advertise (-1: it did not)
         radio = bluetooth.BLE()
         self.radio = radio
         radio.active(True)
@@ -213,7 +216,22 @@ class BleLink:
             self.lost += 1
 
     def _advertise(self):
-        self.radio.gap_advertise(ADV_INTERVAL_US, self.adv_data, resp_data=self.scan_response, connectable=True)
+        """Advertise again. The stack may refuse (an OSError, e.g. its buffers busy right after a
+        disconnection): the scan loop must not die of it, so poll() tries again a second later."""
+        try:
+            self.radio.gap_advertise(ADV_INTERVAL_US, self.adv_data, resp_data=self.scan_response, connectable=True)
+            self._advertise_at = -1
+        except OSError as e:
+            if self._advertise_at < 0:
+                self.console("ble: advertising refused by the radio (%s); trying again" % e)
+            self._advertise_at = self.link.now
+
+    def _quiet(self):
+        """Stop advertising (one app at a time); a refusal only means it had stopped already."""
+        try:
+            self.radio.gap_advertise(None)
+        except OSError:
+            pass
 
     # ------------------------------------------------------------------ the scan loop's side
 
@@ -228,6 +246,8 @@ class BleLink:
                 self._event(item, now)
             queue.clear()
             self._spare = queue
+        if self._advertise_at >= 0 and now - self._advertise_at >= ADVERTISE_RETRY_MS and self.connection == _NO_CONNECTION:
+            self._advertise()
         if self._held and now - self._held_at >= HOLD_MS:
             self._run_cpp(self._held)
             self._held = bytearray(0)
@@ -246,7 +266,8 @@ class BleLink:
             self.mtu = DEFAULT_MTU
             # One app at a time: no second phone finds the board meanwhile (BTstack would go on
             # advertising while it has room for more connections).
-            self.radio.gap_advertise(None)
+            self._advertise_at = -1
+            self._quiet()
             # A ChessLink session from an earlier connection: its host gets the status again.
             self._chesslink_fresh = CHESSLINK in self.link.sessions
             try:
@@ -303,7 +324,8 @@ class BleLink:
         self.connection = _NO_CONNECTION
         self._out.clear()
         self.link.detach()
-        self.radio.gap_advertise(None)
+        self._advertise_at = -1
+        self._quiet()
         self.radio.active(False)
 
     # ------------------------------------------------------------------ CPP: one command per write
