@@ -17,7 +17,10 @@ def state(wlan, network):
         return NO_NETWORK
     if s == network.STAT_WRONG_PASSWORD:
         return WRONG_PASSWORD
-    if s in (network.STAT_CONNECTING, getattr(network, "STAT_IDLE", 0)):
+    if 0 <= s < network.STAT_GOT_IP:
+        # The Pico W's driver goes 1 (joining), 2 (joined, waiting for an address by DHCP: no
+        # STAT_ name), 3 (STAT_GOT_IP); 0 is idle before connect() takes hold. All of them are
+        # on the way; only the negative codes are failures.
         return "joining"
     return FAILED
 

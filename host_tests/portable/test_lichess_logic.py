@@ -139,9 +139,9 @@ def test_opponent_gone_then_the_win_claimed_by_the_board():
     g.game_event(full())
     out = g.game_event({"type": "opponentGone", "gone": True, "claimWinInSeconds": 10}, now=1000)
     assert "the win can be claimed in 10 s" in out[0][1]
-    assert g.tick(5000) == []
+    assert g.tick(5000) == ()
     assert find(g.tick(11000), lg.POST) == [(lg.POST, "claim_victory", ("g1",))]
-    assert g.tick(12000) == []  # claimed once
+    assert g.tick(12000) == ()  # claimed once
     g.game_event({"type": "opponentGone", "gone": False})
     assert g.claim_at is None
 
