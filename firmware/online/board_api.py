@@ -25,7 +25,8 @@
 # What it tells the main loop, through take() (a list of tuples, oldest first):
 #   ("event", dict)            a line of the event stream
 #   ("game", gen, dict)        a line of game stream number gen (older numbers are stale)
-#   ("down", kind, reason)     a stream lost (kind: "events", "game", "seek"): it is opened again
+#   ("down", kind, reason)     a stream lost (kind: "events", "game", "seek"): it is opened again;
+#                              kind "connection": an unexpected error, every connection reopened
 #   ("refused", what, args, reason)   a post refused (4xx); args as given to post()
 #   ("retry", what, reason)    a post or seek that failed for the network: sent again later
 #   ("wait", seconds)          HTTP 429: every request waits that long
@@ -195,13 +196,26 @@ class BoardApi:
         """Something for the main loop from elsewhere on the network core (boot.py: the Wi-Fi)."""
         self._tell(*item)
 
-    def run(self):
-        """The second core's loop, until stop(). An error no request expects (a bug, MemoryError
-        from a long answer, a socket the stack cannot make) is told to the main loop as the
-        connection lost, every connection is closed, and the loop carries on after a back-off:
-        nothing on this core may end it but stop()."""
+    def run(self, lost_after_ms=None):
+        """The second core's loop, until stop() (returns False), or, with lost_after_ms, until the
+        Wi-Fi has been down that long (returns True: every connection closed, for online/boot.py
+        to join again). An error no request expects (a bug, MemoryError from a long answer, a
+        socket the stack cannot make) is told to the main loop as the connection lost, every
+        connection is closed, and the loop carries on after a back-off: nothing on this core may
+        end it but stop() or the Wi-Fi."""
         errors = 0
+        down_since = None
         while not self.stopped:
+            if lost_after_ms is not None:
+                if self.wifi_up():
+                    down_since = None
+                else:
+                    now = self.ticks_ms()
+                    if down_since is None:
+                        down_since = now
+                    elif ticks_diff(now, down_since) >= lost_after_ms:
+                        self.close_all()
+                        return True
             try:
                 busy = self.step()
                 errors = 0
@@ -212,14 +226,11 @@ class BoardApi:
                 self.sleep_ms(RECONNECT_MS[min(errors - 1, len(RECONNECT_MS) - 1)])
             if not busy:
                 self.sleep_ms(IDLE_MS)
-        for s in self.streams:
-            self._close(s)
-        if self.post_conn is not None:
-            self.post_conn.close()
+        self.close_all()
+        return False
 
-    def recover(self, e, errors=0):
-        """After an unexpected error in step(): close every connection (each is opened again,
-        backing off) and tell the main loop why, never with the token."""
+    def close_all(self):
+        """Close every connection; each stream is opened again at the next turn that can."""
         for s in self._locked(list, self.streams):
             try:
                 self._close(s)
@@ -231,6 +242,11 @@ class BoardApi:
             except Exception:  # noqa: BLE001
                 pass
             self.post_conn = None
+
+    def recover(self, e, errors=0):
+        """After an unexpected error in step(): close every connection (each is opened again,
+        backing off) and tell the main loop why, never with the token."""
+        self.close_all()
         text = "%s: %s" % (type(e).__name__, e)
         token = self._auth[7:]
         if token and token in text:

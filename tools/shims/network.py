@@ -47,7 +47,7 @@ class WLAN:
         if not self._active:
             raise OSError("WLAN not active")
         self._ssid = ssid
-        if ssid not in _networks:
+        if ssid not in _networks or not _link[0]:  # out of range: the network is not seen
             self._status = STAT_NO_AP_FOUND
         elif _networks[ssid] != key:
             self._status = STAT_WRONG_PASSWORD
