@@ -159,8 +159,23 @@ def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(t
     from online import secrets
 
     assert secrets.load() == {"ssid": "Home Net", "password": secret_pw, "token": secret_token}
-    assert rig.ask("online lichess-token") == ["err a token must be one non-empty line"]
+    assert rig.ask("online lichess-token") == ["err a token must be one non-empty line (- clears it)"]
     assert secrets.load()["token"] == secret_token  # a bad write loses nothing
+
+
+def test_a_password_or_network_name_is_kept_as_typed_and_can_be_cleared(tmp_path, monkeypatch):
+    # WPA allows spaces at either end of a password and of a network's name: nothing is stripped
+    # but the line's end. `-` clears a secret: the board moved to an open network.
+    monkeypatch.chdir(tmp_path)
+    rig = Rig()
+    assert rig.ask("online wifi-ssid  Cafe ") == ["ok wifi-ssid set"]
+    assert rig.ask("online wifi-password   two spaces in front, one behind ") == ["ok wifi-password set"]
+    from online import secrets
+
+    assert secrets.load() == {"ssid": " Cafe ", "password": "  two spaces in front, one behind "}
+    assert rig.ask("online wifi-password -") == ["ok wifi-password cleared"]
+    assert secrets.load() == {"ssid": " Cafe "}
+    assert rig.ask("status")[0].endswith(" wifi=set token=unset")
 
 
 def test_make_flash_carries_the_roots_and_never_the_secrets():
