@@ -72,16 +72,16 @@ def parse_seek(text):
     """'15+10' -> (15, 10): minutes and increment seconds; ValueError with the reason otherwise."""
     parts = text.split("+")
     try:
-        minutes, inc = float(parts[0]), int(parts[1])
+        minutes, inc = int(parts[0]), int(parts[1])
         if len(parts) != 2 or minutes < 0 or inc < 0:
             raise ValueError
     except (ValueError, IndexError):
-        raise ValueError("a seek is MINUTES+INCREMENT, e.g. 15+10")
+        # Whole numbers only: the Board API's seek takes whole minutes, and 7.5+3 sent as 7+3
+        # would be a game the player did not ask for.
+        raise ValueError("a seek is MINUTES+INCREMENT in whole minutes and seconds, e.g. 15+10")
     if not seek_allowed(minutes, inc):
         raise ValueError("Lichess's Board API only seeks rapid or slower games (minutes x 60 + 40 x increment"
                          " >= 480 s): %s is blitz or faster. Try 10+0 or 15+10; a direct challenge may be blitz." % text)
-    if minutes == int(minutes):
-        minutes = int(minutes)
     return minutes, inc
 
 

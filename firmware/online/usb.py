@@ -72,7 +72,7 @@ def command(link, rest):
         except ValueError as e:
             link.err(str(e))
             return
-        central.session.seek(int(minutes), inc)
+        central.session.seek(minutes, inc)
         link.line("ok seeking %d+%d" % (minutes, inc))
         return
     link.err("online: wifi-ssid, wifi-password, lichess-token or seek")

@@ -175,7 +175,7 @@ def test_takeback_asked_is_declined_and_said():
 
 def test_seeks_rapid_or_slower_only():
     assert lg.parse_seek("10+0") == (10, 0) and lg.parse_seek("15+10") == (15, 10)
-    for bad in ("3+2", "5+0", "x", "10", "10+-1"):
+    for bad in ("3+2", "5+0", "x", "10", "10+-1", "7.5+3", "10+2.5"):
         try:
             lg.parse_seek(bad)
         except ValueError as e:
