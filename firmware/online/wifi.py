@@ -33,6 +33,7 @@ def join(network, ssid, password, ticks_ms, sleep_ms, timeout_ms=TIMEOUT_MS):
     start = ticks_ms()
     while True:
         st = state(wlan, network)
-        if st != "joining" or ticks_ms() - start > timeout_ms:
+        # & 2**30 - 1: time.ticks_ms wraps there (12.4 days); a plain difference would go negative
+        if st != "joining" or (ticks_ms() - start) & 0x3FFFFFFF > timeout_ms:
             return wlan, st if st != "joining" else FAILED
         sleep_ms(100)
