@@ -109,7 +109,10 @@ class Board:
             # Lichess's news, taken from the network core: a short list, a few calls (the TLS and
             # the sockets never run here: online/board_api.py runs on the second core).
             self._online_at = now
-            online.poll(now)
+            try:
+                online.poll(now)
+            except Exception as e:  # noqa: BLE001 - a bug online must not stop the board (as Link.poll)
+                self.link.info("online: internal error: %s" % ("%r" % (e,))[:100])
         if self.face is not None:
             self.face.step(now)  # at most one small I2C write a scan
         if now - self._beat >= FAULT_BLINK_MS and self.status_led is not None:

@@ -314,3 +314,26 @@ def test_an_offline_board_drops_the_online_start_up_code(main_module, monkeypatc
     assert board.online is None and board.app.online is None
     assert any("online: not set up" in line for line in out), out
     assert not any(name in sys.modules for name in main.ONLINE_BOOT)
+
+
+def test_an_error_in_the_online_poll_is_said_and_the_board_plays_on(main_module):
+    # online.poll() raising (a bug, a game the rules cannot follow) must not end the scan loop:
+    # the console says what broke, as Link.poll does, and the next scans go on.
+    settings = config.Settings()
+    pico = FakePico(settings)
+    out = []
+    board = main_module.build(settings, pico.machine, pico.neopixel, out.append)
+    board.link.use("board")
+    hands = Hands(board, pico)
+
+    class Broken:
+        polls = 0
+
+        def poll(self, now):
+            Broken.polls += 1
+            raise ValueError("P@e4 is not a move")
+
+    board.online = Broken()
+    hands.run(200)
+    assert Broken.polls >= 5  # polled every ONLINE_POLL_MS, each failure survived
+    assert any("online: internal error" in line and "P@e4" in line for line in out), out

@@ -316,3 +316,60 @@ def test_the_whole_firmware_plays_online_by_hand_and_resigns_with_the_kings(rig,
     board.expect(r"game over: 0-1 \(resignation\)")
     assert server.moves_seen == ["g1f3", "b1c3"]
     assert ("POST", "/api/board/game/hand0001/resign") in server.requests
+
+
+def test_the_network_core_joins_again_after_a_failed_join_and_a_lost_wifi(certs, tmp_path, monkeypatch):
+    # online/boot.py's network core never ends: the network absent at power-up is tried again,
+    # and the Wi-Fi lost mid-session is said, joined again and said back (the stand-in network).
+    import shutil
+    import sys
+
+    for p in (os.path.join(ROOT, "firmware"), os.path.join(ROOT, "tools", "shims"), os.path.join(ROOT, "host_tests", "portable")):
+        if p not in sys.path:
+            sys.path.append(p)
+    import network
+    from online import boot
+    from test_link import Rig
+
+    good, _ = certs
+    server = FakeLichess(TOKEN, 0, tls=(good["server.pem"], good["server.key"])).start()
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("online")
+    shutil.copy(good["ca.pem"], boot.ROOTS_PATH)
+    with open("online.secret", "w") as f:
+        f.write("ssid testnet\npassword testpass\ntoken %s\n" % TOKEN)
+    network.set_networks({})  # the router is off at power-up
+    rig = Rig()
+    said = []
+    central = boot.start(rig.app, said.append, host="localhost", port=server.port, retry_ms=(200,), lost_ms=300)
+
+    def run_until(condition, limit_s=15):
+        end = time.monotonic() + limit_s
+        while time.monotonic() < end:
+            rig.t += 20
+            central.poll(rig.t)
+            if condition():
+                return True
+            time.sleep(0.02)
+        return False
+
+    try:
+        assert run_until(lambda: said.count("Wi-Fi: network not found") >= 2), said
+        network.set_networks({"testnet": "testpass"})  # the router is up
+        assert run_until(lambda: "signed in to Lichess as Tester" in said), said
+        assert "Wi-Fi: online" in said
+        n = len(said)
+        network.set_link(False)  # the board carried out of range
+        assert run_until(lambda: "Wi-Fi: lost" in said[n:]), said[n:]
+        assert central.net_state == "offline"
+        assert run_until(lambda: "Wi-Fi: network not found" in said[n:]), said[n:]
+        server.add_game("back0001", True, ["e7e5"])  # a game begun meanwhile (on the website, say)
+        network.set_link(True)
+        assert run_until(lambda: "Wi-Fi: online" in said[n:] and any("Casual" in s for s in said[n:])), said[n:]
+        assert central.net_state == "online"
+    finally:
+        central.session.api.stop()
+        network.set_link(True)
+        network.set_networks({"testnet": "testpass"})
+        server.stop()
+    assert TOKEN not in "\n".join(said)

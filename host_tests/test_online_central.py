@@ -159,8 +159,23 @@ def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(t
     from online import secrets
 
     assert secrets.load() == {"ssid": "Home Net", "password": secret_pw, "token": secret_token}
-    assert rig.ask("online lichess-token") == ["err a token must be one non-empty line"]
+    assert rig.ask("online lichess-token") == ["err a token must be one non-empty line (- clears it)"]
     assert secrets.load()["token"] == secret_token  # a bad write loses nothing
+
+
+def test_a_password_or_network_name_is_kept_as_typed_and_can_be_cleared(tmp_path, monkeypatch):
+    # WPA allows spaces at either end of a password and of a network's name: nothing is stripped
+    # but the line's end. `-` clears a secret: the board moved to an open network.
+    monkeypatch.chdir(tmp_path)
+    rig = Rig()
+    assert rig.ask("online wifi-ssid  Cafe ") == ["ok wifi-ssid set"]
+    assert rig.ask("online wifi-password   two spaces in front, one behind ") == ["ok wifi-password set"]
+    from online import secrets
+
+    assert secrets.load() == {"ssid": " Cafe ", "password": "  two spaces in front, one behind "}
+    assert rig.ask("online wifi-password -") == ["ok wifi-password cleared"]
+    assert secrets.load() == {"ssid": " Cafe "}
+    assert rig.ask("status")[0].endswith(" wifi=set token=unset")
 
 
 def test_make_flash_carries_the_roots_and_never_the_secrets():
@@ -285,3 +300,66 @@ def test_a_game_that_ends_while_the_network_sign_shows():
     o.run(2100)
     assert o.rig.app.host_frame is None and S.REMOTE_MOVE not in o.rig.app.shown_frame()
     assert any("game over: 0-1" in s for s in o.said)
+
+
+def test_a_withdrawn_draw_offer_leaves_the_kings_and_a_later_kings_sign_is_an_offer():
+    # The opponent offers a draw and takes it back (Lichess's gameState without bdraw): the kings
+    # go dark, and the kings' sign afterwards is the player's own offer, not an acceptance that
+    # would end the board's game while Lichess plays on.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "d3"}})
+    o.lichess(full("d3", True))
+    o.play("g1f3")
+    o.lichess(state("g1f3"))
+    o.lichess(state("g1f3 g8f6"))
+    o.play("g8f6")
+    o.lichess(state("g1f3 g8f6", bdraw=True))
+    assert frame_squares(o.rig, S.CLAIM) == [parse_square("e1"), parse_square("e8")]
+    o.lichess(state("g1f3 g8f6"))  # withdrawn
+    o.run(100)
+    assert frame_squares(o.rig, S.CLAIM) == []
+    assert o.rig.game.uci_moves() == ["g1f3", "g8f6"]
+    o.rig.lift("e1")
+    o.rig.place("d4")
+    o.rig.lift("e8")
+    o.rig.place("d5", ms=800)
+    o.run(100)
+    assert o.api.posts[-1] == ("offer_draw", "d3"), (o.api.posts, o.said)
+    o.lichess(state("g1f3 g8f6", wdraw=True))
+    o.lichess(state("g1f3 g8f6"))  # the opponent declines: the board plays on
+    assert o.rig.game.result == "*"
+
+
+def test_a_variant_game_is_refused_with_words_and_the_board_plays_on():
+    # Crazyhouse (a drop, P@e4) or Chess960 reach the board only as words: the board's rules
+    # cannot follow them, and nothing may raise out of poll() into the scan loop.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "cz01"}})
+    g = full("cz01", True, "e2e4 d7d5 e4d5 d8d5 P@e4")
+    g["variant"] = {"key": "crazyhouse", "name": "Crazyhouse"}
+    o.lichess(g)
+    o.lichess(state("e2e4 d7d5 e4d5 d8d5 P@e4 d5e4"))
+    assert any("Crazyhouse: only standard chess" in s for s in o.said), o.said
+    assert o.rig.game.uci_moves() == []
+    # A move the rules refuse reaching _begin() anyway (a FEN or moves out of step): said, not raised.
+    o.central.new_game({"fen": "startpos", "white": True})
+    o.central.sync(["e2e4", "P@e4"])
+    o.run(100)
+    assert any("cannot be shown on the board" in s for s in o.said), o.said
+    # The next standard game is taken up.
+    o.lichess({"type": "gameStart", "game": {"gameId": "s1"}})
+    assert o.api.watched[-1] == "s1"
+    o.lichess(full("s1", False, "e2e4"))
+    assert frame_squares(o.rig, S.REMOTE_MOVE) == [parse_square("e2"), parse_square("e4")]
+
+
+def test_new_game_forgets_the_game_befores_promotion_and_draw_offer():
+    o = Online()
+    o.run(100)
+    o.central.promotion = ("e7e8q", 0)
+    o.central.draw_shown = True
+    o.central.partial = "mov"
+    o.central.new_game({"fen": "startpos", "white": True})
+    assert o.central.promotion is None and not o.central.draw_shown and o.central.partial == ""

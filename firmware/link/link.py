@@ -239,6 +239,7 @@ class Link:
         if not words:
             return
         name = words[0]
+        self.line_text = text  # the line as typed: online/usb.py takes a password from it, spaces and all
         rest = text.strip()[len(name) :].strip()
         if self.board.command(name, rest):
             return

@@ -25,7 +25,8 @@
 # What it tells the main loop, through take() (a list of tuples, oldest first):
 #   ("event", dict)            a line of the event stream
 #   ("game", gen, dict)        a line of game stream number gen (older numbers are stale)
-#   ("down", kind, reason)     a stream lost (kind: "events", "game", "seek"): it is opened again
+#   ("down", kind, reason)     a stream lost (kind: "events", "game", "seek"): it is opened again;
+#                              kind "connection": an unexpected error, every connection reopened
 #   ("refused", what, args, reason)   a post refused (4xx); args as given to post()
 #   ("retry", what, reason)    a post or seek that failed for the network: sent again later
 #   ("wait", seconds)          HTTP 429: every request waits that long
@@ -42,6 +43,23 @@ from online.https import Connection, HttpError, TlsRefused
 IDLE_MS = 20  # the network core's pause when no stream had data and nothing was to send
 RECONNECT_MS = (500, 1000, 2000, 5000, 10000)
 STREAM_TIMEOUT_MS = 20000  # Lichess's keep-alive is every 7 s: three missed means stalled
+_NOTHING = ()  # take() when nothing happened: the same empty tuple every time, nothing allocated
+
+# MicroPython's ticks_ms wraps at 2**30 ms (12.4 days on the Pico): times on this core are compared
+# and added modulo 2**30, as time.ticks_diff and time.ticks_add do, so a board left on for weeks
+# still reconnects. Right for any clock, wrapping or not, while intervals stay under 2**29 ms.
+_TICKS_MASK = (1 << 30) - 1
+_TICKS_HALF = 1 << 29
+
+
+def ticks_diff(a, b):
+    """a - b in ms, across the wrap (as time.ticks_diff)."""
+    return ((a - b + _TICKS_HALF) & _TICKS_MASK) - _TICKS_HALF
+
+
+def ticks_add(a, ms):
+    """a + ms on the wrapping clock (as time.ticks_add)."""
+    return (a + ms) & _TICKS_MASK
 
 # berserk's names (the companion's) -> method, path; %s are the post's arguments in order.
 PATHS = {
@@ -85,7 +103,7 @@ class _Stream:
         self.resp = None
         self.line = b""
         self.last_ms = 0
-        self.retry_ms = 0
+        self.retry_ms = None  # ms on the wrapping clock before which it is not opened again; None: now
         self.attempt = 0
         self.finished = False  # a game stream whose game ended: not opened again
 
@@ -115,13 +133,13 @@ class BoardApi:
         self.events_wanted = True
         self.post_conn = None
         self.wait_until = None  # 429: no request before this ms
-        self.post_retry_ms = 0
+        self.post_retry_ms = None  # as _Stream.retry_ms: cleared once passed, so no stale time
         self.post_attempt = 0
         self.stopped = False
         self.dead = None  # why nothing more is tried (token or certificate refused)
         self.streams.append(_Stream("events", "GET", "/api/stream/event"))
         self.me = None
-        self.account_retry_ms = 0
+        self.account_retry_ms = None
         self.account_attempt = 0
 
     def __repr__(self):
@@ -136,7 +154,10 @@ class BoardApi:
             return fn(*args)
 
     def take(self):
-        """What happened since the last call (a list, oldest first)."""
+        """What happened since the last call (a list, oldest first; an empty tuple when nothing,
+        without taking the lock: the idle poll allocates nothing)."""
+        if not self.inbox:
+            return _NOTHING  # a list that core 1 fills meanwhile is read at the next poll
         return self._locked(self._take)
 
     def _take(self):
@@ -175,15 +196,63 @@ class BoardApi:
         """Something for the main loop from elsewhere on the network core (boot.py: the Wi-Fi)."""
         self._tell(*item)
 
-    def run(self):
-        """The second core's loop, until stop()."""
+    def run(self, lost_after_ms=None):
+        """The second core's loop, until stop() (returns False), or, with lost_after_ms, until the
+        Wi-Fi has been down that long (returns True: every connection closed, for online/boot.py
+        to join again). An error no request expects (a bug, MemoryError from a long answer, a
+        socket the stack cannot make) is told to the main loop as the connection lost, every
+        connection is closed, and the loop carries on after a back-off: nothing on this core may
+        end it but stop() or the Wi-Fi."""
+        errors = 0
+        down_since = None
         while not self.stopped:
-            if not self.step():
+            if lost_after_ms is not None:
+                if self.wifi_up():
+                    down_since = None
+                else:
+                    now = self.ticks_ms()
+                    if down_since is None:
+                        down_since = now
+                    elif ticks_diff(now, down_since) >= lost_after_ms:
+                        self.close_all()
+                        return True
+            try:
+                busy = self.step()
+                errors = 0
+            except Exception as e:  # noqa: BLE001 - the network core must not die of it
+                self.recover(e, errors)
+                errors += 1
+                busy = False
+                self.sleep_ms(RECONNECT_MS[min(errors - 1, len(RECONNECT_MS) - 1)])
+            if not busy:
                 self.sleep_ms(IDLE_MS)
-        for s in self.streams:
-            self._close(s)
+        self.close_all()
+        return False
+
+    def close_all(self):
+        """Close every connection; each stream is opened again at the next turn that can."""
+        for s in self._locked(list, self.streams):
+            try:
+                self._close(s)
+            except Exception:  # noqa: BLE001 - closing what is already broken
+                pass
         if self.post_conn is not None:
-            self.post_conn.close()
+            try:
+                self.post_conn.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self.post_conn = None
+
+    def recover(self, e, errors=0):
+        """After an unexpected error in step(): close every connection (each is opened again,
+        backing off) and tell the main loop why, never with the token."""
+        self.close_all()
+        text = "%s: %s" % (type(e).__name__, e)
+        token = self._auth[7:]
+        if token and token in text:
+            text = text.replace(token, "(the token)")
+        self._tell("down", "connection", "%s; again in %d s" % (
+            text[:120], RECONNECT_MS[min(errors, len(RECONNECT_MS) - 1)] // 1000 or 1))
 
     def step(self):
         """One turn: a post if one waits, then each stream once. Returns whether anything was done."""
@@ -191,7 +260,7 @@ class BoardApi:
         if self.dead:
             return False
         if self.wait_until is not None:
-            if now - self.wait_until < 0:
+            if ticks_diff(now, self.wait_until) < 0:
                 return False
             self.wait_until = None
         if not self.wifi_up():
@@ -239,7 +308,7 @@ class BoardApi:
     def _status(self, status, body, s=None):
         """What a non-2xx status means for every request: True when handled (429, 401/403)."""
         if status == 429:
-            self.wait_until = self.ticks_ms() + self.rate_limit_ms
+            self.wait_until = ticks_add(self.ticks_ms(), self.rate_limit_ms)
             self._tell("wait", self.rate_limit_ms // 1000)
             return True
         if status in (401, 403):
@@ -250,8 +319,10 @@ class BoardApi:
 
     def _service(self, s, now):
         if s.conn is None:
-            if now - s.retry_ms < 0:
-                return False
+            if s.retry_ms is not None:
+                if ticks_diff(now, s.retry_ms) < 0:
+                    return False
+                s.retry_ms = None  # passed: a time left standing would seem ahead again after 2**29 ms
             return self._open(s, now)
         try:
             data = s.resp.read_some()
@@ -271,7 +342,7 @@ class BoardApi:
                 return self._lost(s, now, "the server closed it")
             self._close(s)
             return True
-        if now - s.last_ms > self.stream_timeout_ms:
+        if ticks_diff(now, s.last_ms) > self.stream_timeout_ms:
             return self._lost(s, now, "no data for too long (stalled)")
         return bool(data)
 
@@ -290,7 +361,7 @@ class BoardApi:
                 body = b""
             conn.close()
             if self._status(resp.status, body, s):
-                s.retry_ms = self.ticks_ms() + self.rate_limit_ms if resp.status == 429 else 0
+                s.retry_ms = ticks_add(self.ticks_ms(), self.rate_limit_ms) if resp.status == 429 else None
                 return True
             reason = lichess_game.refusal(resp.status, body)
             if 400 <= resp.status < 500:
@@ -309,7 +380,7 @@ class BoardApi:
 
     def _lost(self, s, now, reason):
         self._close(s)
-        s.retry_ms = now + RECONNECT_MS[min(s.attempt, len(RECONNECT_MS) - 1)]
+        s.retry_ms = ticks_add(now, RECONNECT_MS[min(s.attempt, len(RECONNECT_MS) - 1)])
         s.attempt += 1
         if s.kind == "seek":
             self._tell("retry", "the seek", reason)
@@ -343,8 +414,10 @@ class BoardApi:
 
     def _account(self, now):
         """GET /api/account: who the token belongs to (the logic needs it to tell the sides)."""
-        if now - self.account_retry_ms < 0:
-            return False
+        if self.account_retry_ms is not None:
+            if ticks_diff(now, self.account_retry_ms) < 0:
+                return False
+            self.account_retry_ms = None
         conn = Connection(self.socket, self.ctx, self.host, self.port)
         try:
             resp = conn.request("GET", "/api/account", {"Authorization": self._auth, "Connection": "close"})
@@ -353,7 +426,7 @@ class BoardApi:
             conn.close()
             if not self._refuse(e):
                 self._tell("retry", "signing in", str(e))
-                self.account_retry_ms = now + RECONNECT_MS[min(self.account_attempt, len(RECONNECT_MS) - 1)]
+                self.account_retry_ms = ticks_add(now, RECONNECT_MS[min(self.account_attempt, len(RECONNECT_MS) - 1)])
                 self.account_attempt += 1
             return True
         conn.close()
@@ -363,15 +436,23 @@ class BoardApi:
             self.me = json.loads(body)["username"]
         except (ValueError, KeyError, TypeError):
             self._tell("retry", "signing in", lichess_game.refusal(resp.status, body))
-            self.account_retry_ms = now + RECONNECT_MS[-1]
+            self.account_retry_ms = ticks_add(now, RECONNECT_MS[-1])
             return True
         self._tell("me", self.me)
         return True
 
+    def _first_post(self):
+        return self.posts[0] if self.posts else None
+
     def _post_one(self, now):
-        if not self.posts or now - self.post_retry_ms < 0:
+        if self.post_retry_ms is not None:
+            if ticks_diff(now, self.post_retry_ms) < 0:
+                return False
+            self.post_retry_ms = None
+        first = self._locked(self._first_post)  # core 0 appends meanwhile: read it under the lock
+        if first is None:
             return False
-        what, args = self.posts[0]
+        what, args = first
         path = PATHS[what] % args[:PATHS[what].count("%s")]
         body = b""
         if what == "post_message":
@@ -389,7 +470,7 @@ class BoardApi:
             if self._refuse(e):
                 return True
             self._tell("retry", what, str(e))
-            self.post_retry_ms = now + RECONNECT_MS[min(self.post_attempt, len(RECONNECT_MS) - 1)]
+            self.post_retry_ms = ticks_add(now, RECONNECT_MS[min(self.post_attempt, len(RECONNECT_MS) - 1)])
             self.post_attempt += 1
             return True
         self.post_attempt = 0
@@ -400,6 +481,6 @@ class BoardApi:
             self._tell("refused", what, args, lichess_game.refusal(resp.status, answer))
         elif resp.status >= 500:
             self._locked(self.posts.insert, 0, (what, args))  # Lichess's trouble: again later
-            self.post_retry_ms = now + RECONNECT_MS[2]
+            self.post_retry_ms = ticks_add(now, RECONNECT_MS[2])
             self._tell("retry", what, "HTTP %d" % resp.status)
         return True

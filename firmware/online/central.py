@@ -162,6 +162,9 @@ class OnlineCentral:
 
     def new_game(self, info):
         self.shown = self.end_due = self.lit_pending = None
+        self.promotion = None  # a promotion of the game before is not this game's move
+        self.draw_shown = self.awaiting_draw = False
+        self.partial = ""
         self.start_fen = STARTING_FEN if info["fen"] in ("startpos", "") else info["fen"]
         self.moves = []
         self.white = info["white"]
@@ -200,6 +203,12 @@ class OnlineCentral:
         if on:
             self.draw_shown = True
             self._send("draw_offer")
+        elif self.draw_shown:
+            # Withdrawn (or declined by a move): the kings must no longer show it, or a later
+            # kings' sign would end the board's game as drawn while Lichess plays on. CPP has no
+            # line to take an offer back; a fresh begin of the same game clears it.
+            self.draw_shown = False
+            self.begin_due = True
 
     def clocks(self, wtime, btime):
         if isinstance(wtime, int) and isinstance(btime, int) and not self.begin_due:
@@ -239,16 +248,23 @@ class OnlineCentral:
             self.features_sent = True
             for f in FEATURES:
                 self._send("feature " + f)
-        game = Game(self.start_fen)
-        for uci in self.moves[:-1]:
-            game.push_uci(uci)
-        if not self.lit and self.moves and (game.position.side == 0) != self.white:
-            # The opponent moved last: if the board's own game (resumed after a power cut, or
-            # from before the stream dropped) stands just before that move, light it to be made.
-            if game.fen().split()[:2] == self.app.referee.game.fen().split()[:2]:
-                self.lit = self.moves[-1]
-        if not self.lit and self.moves:
-            game.push_uci(self.moves[-1])
+        try:
+            game = Game(self.start_fen)
+            for uci in self.moves[:-1]:
+                game.push_uci(uci)
+            if not self.lit and self.moves and (game.position.side == 0) != self.white:
+                # The opponent moved last: if the board's own game (resumed after a power cut, or
+                # from before the stream dropped) stands just before that move, light it to be made.
+                if game.fen().split()[:2] == self.app.referee.game.fen().split()[:2]:
+                    self.lit = self.moves[-1]
+            if not self.lit and self.moves:
+                game.push_uci(self.moves[-1])
+        except ValueError as e:
+            # A position or a move the board's rules refuse (a variant that slipped through): the
+            # board keeps its own game and says so; the scan loop goes on.
+            self.lit = self.lit_pending = None
+            self.console("this Lichess game cannot be shown on the board (%s): play it on lichess.org" % e)
+            return
         self._send("side " + ("w" if self.white else "b"))
         self._send("begin " + game.fen())
         # The opponent's last move is lit once the pieces stand where the game before it has them

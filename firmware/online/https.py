@@ -67,7 +67,11 @@ class Response:
         self.headers = headers
         self.chunked = "chunked" in headers.get("transfer-encoding", "")
         length = headers.get("content-length")
-        self.left = int(length) if length is not None else -1  # bytes of body still to come
+        try:
+            self.left = int(length) if length is not None else -1  # bytes of body still to come
+        except ValueError:
+            conn.close()
+            raise HttpError("a Content-Length that is not a number")
         self.chunk_left = 0  # chunked: bytes of the current chunk still to come (-1: need its size)
         self.done = self.left == 0
         if self.chunked:
@@ -126,8 +130,15 @@ class Response:
         """The whole body (a JSON answer); HttpError when longer than limit."""
         out = b""
         while not self.done:
-            out += self.read_some()
+            data = self.read_some()
+            if not data and not self.done:
+                # Nothing within the socket's timeout, mid-answer: the server or the network has
+                # stalled. Reading on would loop for ever (the network core stuck).
+                self.conn.close()
+                raise HttpError("no answer from %s (stalled)" % self.conn.host)
+            out += data
             if len(out) > limit:
+                self.conn.close()
                 raise HttpError("an answer too long")
         return out
 
@@ -152,9 +163,9 @@ class Connection:
             addr = self.socket.getaddrinfo(self.host, self.port)[0][-1]
         except OSError as e:
             raise HttpError("cannot find %s (DNS: %s)" % (self.host, _words(e)))
-        raw = self.socket.socket()
-        self.raw = raw
         try:
+            raw = self.socket.socket()  # OSError when lwIP has no socket left (ENOMEM)
+            self.raw = raw
             raw.settimeout(self.timeout_s)
             raw.connect(addr)
         except OSError as e:
@@ -230,7 +241,12 @@ class Connection:
                 headers[line[:i].strip().lower().decode()] = line[i + 1:].strip().decode()
         if headers.get("connection", "").lower() == "close":
             self.closed = True  # no keep-alive: open again for the next request
-        return Response(self, int(parts[1]), headers)
+        try:
+            status = int(parts[1])
+        except ValueError:
+            self.close()
+            raise HttpError("not an HTTP answer")
+        return Response(self, status, headers)
 
     def buffered(self):
         return len(self.buf)

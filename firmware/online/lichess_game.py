@@ -51,6 +51,10 @@ ENDINGS = {
     "unknownFinish": ("unknown", "undefined"),
 }
 PLAYING = ("created", "started")
+# The variants the board plays: standard chess, from the start or from a position. Any other
+# (Crazyhouse's drops, Chess960's castling, ...) its rules cannot follow.
+PLAYABLE = ("standard", "fromPosition")
+_NOTHING = ()  # tick() with nothing to do: the same empty tuple, nothing allocated in the idle poll
 
 # Lichess's Board API pairs only rapid, classical and correspondence seeks; a game's speed is its
 # estimated duration, initial + 40 x increment seconds: rapid from 8 minutes (480 s) up.
@@ -68,16 +72,16 @@ def parse_seek(text):
     """'15+10' -> (15, 10): minutes and increment seconds; ValueError with the reason otherwise."""
     parts = text.split("+")
     try:
-        minutes, inc = float(parts[0]), int(parts[1])
+        minutes, inc = int(parts[0]), int(parts[1])
         if len(parts) != 2 or minutes < 0 or inc < 0:
             raise ValueError
     except (ValueError, IndexError):
-        raise ValueError("a seek is MINUTES+INCREMENT, e.g. 15+10")
+        # Whole numbers only: the Board API's seek takes whole minutes, and 7.5+3 sent as 7+3
+        # would be a game the player did not ask for.
+        raise ValueError("a seek is MINUTES+INCREMENT in whole minutes and seconds, e.g. 15+10")
     if not seek_allowed(minutes, inc):
         raise ValueError("Lichess's Board API only seeks rapid or slower games (minutes x 60 + 40 x increment"
                          " >= 480 s): %s is blitz or faster. Try 10+0 or 15+10; a direct challenge may be blitz." % text)
-    if minutes == int(minutes):
-        minutes = int(minutes)
     return minutes, inc
 
 
@@ -142,6 +146,7 @@ class LichessGame:
         self.my_offer_seen = False  # ... and Lichess has shown that offer standing
         self.draw_to_board = False  # the opponent's offer is shown
         self.claim_at = None  # ms when the win may be claimed (opponent gone)
+        self.unplayable = False  # a variant the board cannot play: its stream is ignored
 
     def my_turn(self):
         return _turn_white(self.fen, len(self.moves)) == self.white
@@ -192,7 +197,11 @@ class LichessGame:
         t = ev.get("type")
         if t == "gameFull":
             out = self._full(ev)
+            if self.unplayable:
+                return out
             return out + self._state(ev.get("state") or {})
+        if self.unplayable:
+            return []
         if t == "gameState":
             return self._state(ev)
         if t == "chatLine":
@@ -215,6 +224,16 @@ class LichessGame:
             self._new_game()
         self.game_id = gid
         white, black = ev.get("white") or {}, ev.get("black") or {}
+        variant = ev.get("variant") or {}
+        key = variant.get("key") or "standard"
+        if key not in PLAYABLE:
+            # Lichess gave a game the board cannot play (accepted on the website, say): said, and
+            # left alone; over, so the next game Lichess announces is taken up.
+            self._new_game()
+            self.unplayable = True
+            self.over = ("*", "not played on the board", "undefined")
+            return [(SAY, "game %s is %s: only standard chess is played on the board; play it on lichess.org"
+                     % (gid, variant.get("name") or key))]
         self.white = (white.get("id") or "").lower() == self.me or (white.get("name") or "").lower() == self.me
         self.fen = ev.get("initialFen") or "startpos"
         self.opponent = _name(black if self.white else white)
@@ -330,7 +349,7 @@ class LichessGame:
         if self.claim_at is not None and self.auto_claim and self.playing() and now >= self.claim_at:
             self.claim_at = None
             return [(SAY, "%s has left: claiming the win" % self.opponent), (POST, "claim_victory", (self.game_id,))]
-        return []
+        return _NOTHING
 
     # ------------------------------------------------------------------ the player
 

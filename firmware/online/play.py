@@ -88,7 +88,10 @@ class Session:
                     self.seek_after = now + SEEK_GRACE_MS
             elif kind == "down":
                 self._net("connecting")
-                self.board.say("Lichess %s stream lost (%s): reconnecting; the game is kept" % (item[1], item[2]))
+                if item[1] == "connection":  # an error on the network core: every connection is opened again
+                    self.board.say("Lichess connection lost (%s): reconnecting; the game is kept" % item[2])
+                else:
+                    self.board.say("Lichess %s stream lost (%s): reconnecting; the game is kept" % (item[1], item[2]))
             elif kind == "retry":
                 self._net("connecting")
                 self.board.say("Lichess unreachable (%s): %s will be sent again" % (item[2], item[1]))

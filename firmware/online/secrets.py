@@ -40,14 +40,18 @@ def status(path=SECRETS_PATH):
 
 
 def update(path=SECRETS_PATH, **values):
-    """Set some keys (the others stay). ValueError for a value that cannot be stored."""
+    """Set some keys (the others stay); a value None clears its key (an open network's password).
+    A value is kept exactly, spaces and all. ValueError for a value that cannot be stored."""
     have = _read(path)
     for k in values:
         if k not in KEYS:
             raise ValueError("unknown secret " + k)
         v = values[k]
+        if v is None:
+            have.pop(k, None)
+            continue
         if not v or "\n" in v or "\r" in v:
-            raise ValueError("a %s must be one non-empty line" % k)
+            raise ValueError("a %s must be one non-empty line (- clears it)" % k)
         have[k] = v
     tmp = path + ".tmp"
     with open(tmp, "w") as f:

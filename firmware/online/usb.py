@@ -3,11 +3,28 @@
 #   online wifi-ssid NAME           the Wi-Fi network to join (the rest of the line, spaces and all)
 #   online wifi-password PASSWORD   its password: written once, never read back
 #   online lichess-token TOKEN      the Lichess token (board:play scope): written once, never read back
+#   online wifi-password -          (any of the three) cleared: an open network has no password
+# A value is the rest of the line after the word and one space, exactly as typed: WPA allows
+# spaces at either end of a password or a network's name, so nothing is stripped.
 #   online seek MIN+INC             seek a game on Lichess now (rapid or slower)
 # and the end of the `status` line: whether the secrets are set, never what they are.
 from online import secrets
 
 _KEYS = {"wifi-ssid": "ssid", "wifi-password": "password", "lichess-token": "token"}
+CLEAR = "-"  # the value that clears a secret (no WPA password nor Lichess token is one character)
+
+
+def _typed(link, what, value):
+    """The value after `what` and one space on the line as typed (Link.line_text), spaces kept;
+    value (the stripped rest) where the line is not at hand."""
+    line = getattr(link, "line_text", None)
+    if not line:
+        return value
+    i = line.find(" " + what)
+    if i < 0:
+        return value
+    typed = line[i + 1 + len(what):]
+    return typed[1:] if typed[:1] in (" ", "\t") else typed
 
 
 def status_suffix(link):
@@ -32,15 +49,17 @@ def command(link, rest):
     what = words[0]
     value = words[1].strip() if len(words) > 1 else ""
     if what in _KEYS:
+        typed = _typed(link, what, value)
+        cleared = typed == CLEAR
         try:
-            secrets.update(**{_KEYS[what]: value})
+            secrets.update(**{_KEYS[what]: None if cleared else typed})
         except ValueError as e:
             link.err(str(e))
             return
         except OSError as e:
             link.err("%s not saved: the flash said %s" % (what, e))
             return
-        link.line("ok %s set" % what)  # never the value: it is not read back
+        link.line("ok %s %s" % (what, "cleared" if cleared else "set"))  # never the value: it is not read back
         return
     if what == "seek":
         if central is None:
@@ -53,7 +72,7 @@ def command(link, rest):
         except ValueError as e:
             link.err(str(e))
             return
-        central.session.seek(int(minutes), inc)
+        central.session.seek(minutes, inc)
         link.line("ok seeking %d+%d" % (minutes, inc))
         return
     link.err("online: wifi-ssid, wifi-password, lichess-token or seek")

@@ -17,7 +17,10 @@ def state(wlan, network):
         return NO_NETWORK
     if s == network.STAT_WRONG_PASSWORD:
         return WRONG_PASSWORD
-    if s in (network.STAT_CONNECTING, getattr(network, "STAT_IDLE", 0)):
+    if 0 <= s < network.STAT_GOT_IP:
+        # The Pico W's driver goes 1 (joining), 2 (joined, waiting for an address by DHCP: no
+        # STAT_ name), 3 (STAT_GOT_IP); 0 is idle before connect() takes hold. All of them are
+        # on the way; only the negative codes are failures.
         return "joining"
     return FAILED
 
@@ -30,6 +33,7 @@ def join(network, ssid, password, ticks_ms, sleep_ms, timeout_ms=TIMEOUT_MS):
     start = ticks_ms()
     while True:
         st = state(wlan, network)
-        if st != "joining" or ticks_ms() - start > timeout_ms:
+        # & 2**30 - 1: time.ticks_ms wraps there (12.4 days); a plain difference would go negative
+        if st != "joining" or (ticks_ms() - start) & 0x3FFFFFFF > timeout_ms:
             return wlan, st if st != "joining" else FAILED
         sleep_ms(100)
