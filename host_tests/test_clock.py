@@ -590,3 +590,45 @@ def test_pieces_knocked_over_by_the_player_who_just_moved_are_put_back_on_its_ti
     board, lines = run(events, clock="0:30")
     c = board.referee.clock
     assert c.left(0, t + 7000) == 30000 and abs(c.left(1, t + 7000) - (30000 - 7000)) <= DEBOUNCE
+
+
+def _referee_hands(ref, clock):
+    """A referee with a clock and a player's hands on it: (step(ms), move(from, to), [now])."""
+    now = [0]
+
+    def step(ms):
+        for _ in range(ms // 5):
+            now[0] += 5
+            ref.tick(now[0])
+
+    def move(a, b, settle=400):
+        ref.lift(parse_square(a), now[0])
+        step(100)
+        ref.place(parse_square(b), now[0])
+        step(settle)
+
+    ref.set_clock(clock)
+    return step, move, now
+
+
+def test_a_legal_move_refused_for_the_boards_own_move_is_not_an_illegal_move():
+    # The board's engine shows e7e5 and accepts only it; d7d5 and d7d6 are legal, refused and
+    # guided back, but neither is an illegal move under FIDE 7.5: no penalty, no loss.
+    from core.referee import Referee, event_text
+
+    ref = Referee()
+    step, move, now = _referee_hands(ref, "5+3")
+    move("e2", "e4")
+    ref.show_remote(ref.game.position.parse_uci("e7e5"))
+    ref.remote_required = True
+    move("d7", "d5", 3000)
+    move("d5", "d7", 500)
+    move("d7", "d6", 3000)
+    lines = [event_text(e) for e in ref.out]
+    assert "error illegal d7 d5" in lines and "error illegal d7 d6" in lines
+    assert not [x for x in lines if x.startswith(("penalty", "end"))], lines
+    assert ref.illegal_count == [0, 0] and ref.game.result == "*"
+    # A move the rules refuse is still one (the pawn cannot go to d4).
+    move("d6", "d7", 500)
+    move("d7", "d4", 3000)
+    assert event_text(ref.out[-1]) == "penalty w 60000"

@@ -124,6 +124,11 @@ def illegal_completed(ref, now):
     if ref.mode != _STRICT or ref.phase != _PLAY:
         return
     pos = ref.game.position
+    squares = ref.error[1]
+    if pos.find_move(squares[0], squares[1]):
+        # A move the rules allow, refused only because the board's own engine has shown its move:
+        # not an illegal move under FIDE 7.5, so no penalty (the board just guides it back).
+        return
     side = 1 if pos.side == BLACK else 0
     ref.illegal_count[side] += 1
     c = ref.clock
