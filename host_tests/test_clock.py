@@ -415,6 +415,44 @@ def test_in_a_cpp_round_the_board_shows_the_apps_clock():
     assert rig.ask("clock pause") == ["err clock: the app keeps the clock in this round"]
 
 
+def test_while_a_cpp_app_keeps_the_clock_the_boards_own_neither_runs_nor_flags():
+    from test_cpp import START_PLACEMENT as CPP_START
+    from test_cpp import central
+
+    rig, c = central()
+    rig.ask("clock 0:10")  # the board's own clock: 10 s, which the app's 15 minutes replace
+    c.begin(CPP_START + " w")
+    c.send("time 900000 900000")
+    rig.play("e2e4")
+    c.run(0)
+    c.accept()
+    c.send("time 899000 900000")
+    rig.run(12000)  # black thinks 12 s: the board's 10 s would have run out
+    c.run(0)
+    ref = rig.app.referee
+    assert ref.game.result == "*" and ref.phase == 0
+    assert rig.ask("clock") == ["clock 899000 900000 app app"]
+    c.end("abort")
+    assert rig.ask("clock")[0].endswith(" 0:10 waiting")  # the board's own clock is back
+    assert ref.clock is not None and not ref.clock.running
+
+
+def test_a_cpp_round_begun_after_times_were_sent_lays_the_boards_clock_aside():
+    from test_cpp import START_PLACEMENT as CPP_START
+    from test_cpp import central
+
+    rig, c = central()
+    rig.ask("clock 0:10")
+    c.send("time 900000 900000")  # before the round
+    c.begin(CPP_START + " w")
+    rig.play("e2e4")
+    c.run(0)
+    c.accept()
+    rig.run(12000)
+    c.run(0)
+    assert rig.app.referee.game.result == "*"
+
+
 # ---------------------------------------------------------------------- the clock display (OLED)
 
 
