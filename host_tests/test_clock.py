@@ -275,13 +275,20 @@ def test_a_flag_fall_is_saved_as_the_result():
     assert store.clock[0] == "0:03"
 
 
-def test_a_bad_clock_line_in_a_save_is_refused_clearly():
-    from store import StoreError, parse
+def test_a_bad_clock_line_in_a_save_loses_only_the_clock():
+    from store import parse
     from test_store_portable import record
 
     for line in ("clock 5+3 1 2 3\n", "clock 5+ 1 1 0 0 0 0 0 0 0 0 0\n", "clock 5+3 1 1 7 0 0 0 0 0 0 0 0\n"):
-        with pytest.raises(StoreError, match="bad clock line"):
-            parse(record("seq 1\nmode strict\nstart %s\n" % transcript.STARTING_FEN + line))
+        data = record("seq 1\nmode strict\nstart %s\nmoves e2e4\n" % transcript.STARTING_FEN + line)
+        got = parse(data, "game.sav")
+        assert got[6] == "game.sav: bad clock line %r" % line[6:-1]
+        flash = FakeFlash()
+        flash.files["game.sav"] = data
+        store = GameStore("game.sav", flash)
+        game, mode, notes = store.resume()  # the game loads, without a clock, and says so
+        assert game.uci_moves() == ["e2e4"] and store.clock is None
+        assert notes == [got[6] + ": the game goes on without a clock"]
     got = parse(record("seq 1\nmode strict\nstart %s\nclock 5+3 1 2 0 0 1 0 1 1 30 1 0\n" % transcript.STARTING_FEN))
     assert got[6] == ("5+3", (1, 2, 0, 0, 1, 0, 1, 1, 30), (1, 0))
 
@@ -670,3 +677,48 @@ def test_a_legal_move_refused_for_the_boards_own_move_is_not_an_illegal_move():
     move("d6", "d7", 500)
     move("d7", "d4", 3000)
     assert event_text(ref.out[-1]) == "penalty w 60000"
+
+
+def test_a_penalty_stops_at_the_clocks_maximum_and_the_game_saves_and_resumes():
+    # Black's illegal move gives white 2 minutes on top of a 600-minute control's 600 minutes.
+    rig = Rig()
+    rig.ask("clock 600")
+    rig.play("e2e4")
+    rig.lift("e7")
+    rig.place("d5")
+    rig.run(3000)
+    assert "penalty w 120000" in rig.lines()
+    assert rig.app.referee.clock.base[0] == 36000000  # the maximum, as a press would cap it
+    rig.lift("d5")
+    rig.place("e7")
+    rig.run(500)
+    rig.play("e7e5")
+    rig.app.save_due = True
+    rig.app.save()
+    app = App(config.Settings(), rig.app.matrix, rig.leds, GameStore("game.sav", rig.flash))
+    said = []
+    app.console = said.append
+    app.start(10**6)
+    assert app.referee.game.uci_moves() == ["e2e4", "e7e5"], said
+    assert app.referee.clock is not None and app.referee.illegal_count == [0, 1]
+
+
+def test_a_game_saved_without_a_clock_resumes_without_one():
+    rig = Rig()  # board.json without a clock: the game has none
+    for m in GAME[:4]:
+        rig.play(m)
+    rig.app.save_due = True
+    rig.app.save()
+    assert b"clock" not in rig.flash.files["game.sav"]
+    # Powered up with board.json's "clock": "0:05" now: the resumed game still has no clock.
+    settings = config.Settings().updated({"clock": "0:05"})
+    app = App(settings, rig.app.matrix, rig.leds, GameStore("game.sav", rig.flash))
+    app.console = lambda text: None
+    app.start(10**6)
+    assert app.referee.game.uci_moves() == GAME[:4] and app.referee.clock is None
+    for i in range(1200):  # 6 s: no flag falls on a clock the game does not have
+        app.step(10**6 + 5 * i)
+    assert app.referee.game.result == "*"
+    # A new game has board.json's clock again.
+    app.referee.take_clock_back()
+    assert app.referee.clock is not None and app.referee.clock.periods == ((5000, 0, 0, 0),)

@@ -385,8 +385,10 @@ class Clock:
             self._set_due()
 
     def add(self, side, ms):
-        """Give side ms more (an arbiter's penalty on its opponent: FIDE 7.5.5)."""
-        self.base[side] += ms
+        """Give side ms more (an arbiter's penalty on its opponent: FIDE 7.5.5), up to the clock's
+        maximum, as a press (a saved time above it would not read back)."""
+        ms += self.base[side]
+        self.base[side] = ms if ms < _MAX_MS else _MAX_MS
         if side == self.side and self.running:
             self._set_due()
 
@@ -458,11 +460,12 @@ def resume_saved(ref, saved, now):
     as firmware/store.py read it, paused (docs/clock.md); returns what to tell the players."""
     control, numbers, illegal = saved
     try:
-        ref.set_clock(control)
-        ref.clock.restore(numbers)
-    except ValueError as e:
-        ref.set_clock(None)
+        make(control).restore(numbers)  # first: a clock that does not read leaves the board's as it was
+    except (ValueError, AttributeError) as e:
+        ref.lay_clock_aside()
         return "saved clock unreadable, playing on without a clock: %s" % e
+    ref.set_clock(control)
+    ref.clock.restore(numbers)
     ref.illegal_count = list(illegal)
     w, b = ref.clock.times(now)
     return "clock paused: white %s, black %s" % (short_text(w), short_text(b))

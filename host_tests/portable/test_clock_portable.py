@@ -231,6 +231,13 @@ def test_penalty_time_moves_the_flag():
     c.press(0)
     c.add(1, 60000)
     assert not c.flagged(10000) and c.flagged(70000)
+    c = Clock(parse_control("600"))  # the longest period: a penalty stops at the maximum
+    c.press(0)
+    c.add(0, 120000)
+    assert c.base[0] == 36000000
+    d = Clock(parse_control("600"))
+    d.restore(c.state(5))  # so the saved clock reads back
+    assert d.base[0] == 36000000
 
 
 def _mated(fen):
