@@ -62,7 +62,7 @@ def run(link, rest):
             c.start(now)
         else:
             if not c.started:
-                link.err("clock resume: not started (white's first move or clock start starts it)")
+                link.err("clock resume: not started (the first move or clock start starts it)")
                 return
             c.resume(now)
         ref.version += 1

@@ -212,6 +212,45 @@ def test_take_back_returns_to_before_the_press():
     assert c.side == 1
 
 
+def test_the_players_start_the_clock_of_the_side_to_move():
+    c = Clock(parse_control("5+3"))
+    c.side = 1  # a position with black to move (core/referee.py sets it so)
+    c.start(0)
+    assert c.side == 1 and c.left(1, 10000) == 290000 and c.left(0, 10000) == 300000
+    c.press(10000)
+    assert c.base == [300000, 293000] and c.side == 0
+
+
+def test_a_takeback_while_paused_stays_paused_and_charges_only_time_run():
+    c = Clock(parse_control("5"))
+    c.press(0)
+    c.press(10000)  # black used 10 s
+    c.pause(12000)  # white's 2 s, then the players pause
+    c.take_back(50000)  # black's move is taken back while paused: black used 10 + 2 s
+    assert not c.running and c.side == 1 and c.left(1, 90000) == 300000 - 12000
+    c.resume(60000)
+    assert c.left(1, 61000) == 300000 - 13000
+
+
+def test_takebacks_undo_move_counts_and_periods():
+    c = Clock(parse_control("1/1,2/2"))
+    states = []
+    t = 0
+    for i in range(12):
+        states.append((c.base[:], c.period[:], c.moves[:], c.side))
+        c.press(t)
+        t += 1000
+    for i in range(12):
+        c.pause(t)
+        c.take_back(t)
+        c.resume(t)
+        base, period, moves, side = states[11 - i]
+        assert c.side == side and c.moves == moves
+        if i < 8:  # the last 8 presses are undone exactly
+            assert c.period == period and c.base[1 - side] == base[1 - side], i
+    assert c.moves == [0, 0] and c.side == 0
+
+
 def test_state_round_trip_resumes_paused():
     c, got, now = play("30/20+5,20/10d2,10b4", _thinks(33, 3))
     state = c.state(now + 1234)

@@ -33,7 +33,7 @@ def clock_action(sim, word):
         c.pause(sim.now)
     elif word == "resume":
         if not c.started:
-            return "the clock has not started: white's first move (or start) starts it"
+            return "the clock has not started: the first move (or start) starts it"
         c.resume(sim.now)
     else:
         return "clock: start, pause or resume"
