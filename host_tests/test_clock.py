@@ -722,3 +722,41 @@ def test_a_game_saved_without_a_clock_resumes_without_one():
     # A new game has board.json's clock again.
     app.referee.take_clock_back()
     assert app.referee.clock is not None and app.referee.clock.periods == ((5000, 0, 0, 0),)
+
+
+def test_the_clock_waits_while_the_board_is_set_up():
+    from link.link import Link
+
+    rig = Rig()
+    rig.ask("clock 0:05")
+    rig.play("e2e4")
+    rig.run(1000)
+    rig.play("e7e5")
+    rig.app.save_due = True
+    rig.app.save()
+    rig.vm.lift(parse_square("a1"))  # knocked off while the power was off: the board is set up
+    app = App(config.Settings(), rig.app.matrix, rig.leds, GameStore("game.sav", rig.flash))
+    out = []
+    link = Link(app, out.append, lambda data: None)
+    app.console = link.info
+    app.start(10**6)
+    assert app.referee.phase == 1  # SETUP
+    for word in ("resume", "start"):
+        link.feed("clock %s\n" % word)
+        link.poll(10**6)
+        assert out[-1].startswith("err clock %s: set up the position first" % word), out
+    assert not app.referee.clock.running
+
+
+def test_a_move_made_after_the_time_ran_out_on_a_stopped_clock_lets_the_flag_fall():
+    from core.referee import Referee, event_text
+
+    ref = Referee()
+    step, move, now = _referee_hands(ref, "0:05")
+    move("e2", "e4")
+    c = ref.clock
+    c.pause(now[0] + 7000)  # black's 5 s ran out on a clock stopped without a scan in between
+    step(8000)
+    move("e7", "e5")
+    assert [event_text(e) for e in ref.out][-1] == "end 1-0 flag"
+    assert c.times(now[0]) == (5000, 0) and min(c.base) >= 0

@@ -337,6 +337,8 @@ class Clock:
             used = self.elapsed(at)
             p = self.periods[self.period[s]]
             ms = self.base[s] - self._charged(s, used)
+            if ms < 0:
+                ms = 0  # a time never goes below nothing (the referee lets the flag fall first)
             if p[2] == FISCHER:
                 ms += p[3]
             elif p[2] == BRONSTEIN:

@@ -736,6 +736,13 @@ class Referee:
         self.pending_kind = None
         game = self.game
         if kind == "move":
+            c = self.clock
+            if c is not None and not c.running and c.started and c.fallen < 0 and not c.left(c.side, self.last_change):
+                # The mover's time ran out before the move (a clock stopped past it): the flag falls now.
+                from core.arbiter import flag_fall
+
+                flag_fall(self, now)
+                return
             if self.reading is not None and self._read(move):
                 self.out.append(("read", move))
             self._push(move, True)

@@ -8,6 +8,7 @@
 # in a round), the board reports the app's times instead: `clock W B app app`. Loaded when the
 # command is first used.
 from core.clock import control_text
+from core.referee import SETUP
 
 
 def app_time(link):
@@ -55,6 +56,10 @@ def run(link, rest):
             return
         if ref.game.is_over():
             link.err("clock %s: the game is over" % word)
+            return
+        if word != "pause" and ref.phase == SETUP:
+            # A flag cannot fall while the board is set up: the clock waits for the position.
+            link.err("clock %s: set up the position first (the LEDs show where pieces go)" % word)
             return
         if word == "pause":
             c.pause(now)
