@@ -120,17 +120,20 @@ def control_text(periods):
 
 def category(periods):
     """BLITZ, RAPID or STANDARD by FIDE A.1/B.1: the time for 60 moves (the periods that start
-    within them, plus 60 increments or delays of the first) is at most 10 minutes (blitz), more
-    than 10 but less than 60 (rapid), or 60 minutes and more (standard)."""
+    within them, a last one with /MOVES repeating, plus 60 increments or delays of the first) is
+    at most 10 minutes (blitz), more than 10 but less than 60 (rapid), or 60 minutes and more
+    (standard)."""
     total = 0
     moves = 0
-    for ms, n, kind, extra in periods:
+    i = 0
+    while moves < 60 and i < len(periods):
+        ms, n, kind, extra = periods[i]
         total += ms
         if not n:
             break
         moves += n
-        if moves >= 60:
-            break
+        if i < len(periods) - 1:
+            i += 1
     if periods and periods[0][2] != SUDDEN:
         total += 60 * periods[0][3]
     if total <= 600000:

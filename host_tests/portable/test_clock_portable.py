@@ -64,6 +64,11 @@ def test_categories_follow_fide_appendices():
     assert category(parse_control("15+10")) == RAPID  # 25
     assert category(parse_control("50+10")) == STANDARD  # 60 is not less than 60
     assert category(parse_control("90/40+30,30+30")) == STANDARD
+    # A last period with /MOVES repeats within the 60 moves.
+    assert category(parse_control("20/20,30/30")) == STANDARD  # 20 + 30 + 30 (moves 51-80)
+    assert category(parse_control("5/20")) == RAPID  # 5 + 5 + 5
+    assert category(parse_control("3/30")) == BLITZ  # 3 + 3: moves 61 on are not counted
+    assert category(parse_control("1/10,1/20,9")) == RAPID  # 1 + 1 + 9 (the rest of the game)
 
 
 def test_clock_faces():
