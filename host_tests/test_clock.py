@@ -556,6 +556,16 @@ def test_the_display_shows_a_fallen_flag_a_pause_and_an_apps_clock():
     assert bus.rows() == ["." * 128] * 64  # no clock: a blank display
 
 
+def test_the_display_counts_down_across_the_tick_wrap():
+    bus, oled, board, face, app = _face("5")
+    top = 1 << 30  # time.ticks_ms wraps here
+    board.referee.clock.start(top - 3000)
+    board.referee.version += 1
+    for now in list(range(top - 3000, top, 500)) + list(range(0, 5001, 500)):
+        _settle(face, oled, now)
+    assert _read(bus, 1) == "4:52"  # 8 s of white's time, 3 before the wrap and 5 after
+
+
 def test_the_wiring_makes_the_display_or_says_why_not():
     from hardware import pico
     from fake_oled import FakeSsd1306Bus
