@@ -123,6 +123,8 @@ class App:
         clock = getattr(self.store, "clock", None) if game is not None else None
         if clock is not None:
             self.resume_clock(clock)  # before the first tick: a move read from the pieces presses it
+        elif game is not None:
+            ref.lay_clock_aside()  # a game saved without a clock has none; the next new game has board.json's
         saved = getattr(self.store, "opponent", None) if game is not None else None
         if saved or (game is None and self.settings.opponent != "none") or self.opponent is not None:
             opponent = self.engine()

@@ -33,7 +33,8 @@
 #                                      side's ms at the start of its turn, period, moves in it, the
 #                                      side to move (0/1), started (0/1), ms used of this turn, and
 #                                      each side's completed illegal moves. Records without it (older
-#                                      ones among them) are games without a clock.
+#                                      ones among them) are games without a clock; a clock line
+#                                      that does not read is dropped with a note (the game loads).
 #   end <bytes> <adler32>              length and Adler-32 of everything before this line
 # A file cut short has no end line or a wrong length; a flipped bit changes the Adler-32 (a single
 # bit error always changes its low half). Adler-32 is computed here in pure Python with small ints
@@ -222,6 +223,9 @@ class GameStore:
                     "%s: the game ended after %d moves (%s); the %d moves recorded after that are ignored"
                     % (path, game.ply(), game.reason, past_end)
                 )
+            if isinstance(clock, str):  # a clock line that does not read: the game goes on without
+                notes.append(clock + ": the game goes on without a clock")
+                clock = None
             self.result = result
             self.opponent = opponent
             self.clock = clock
@@ -289,7 +293,8 @@ def _replay(fen, moves):
 
 def parse(data, name="saved game"):
     """(seq, mode, fen, moves, result, opponent, clock) from a record's bytes; raises StoreError saying
-    what is wrong. clock: None, or (control, 9 clock numbers, 2 illegal-move counts)."""
+    what is wrong. clock: None, (control, 9 clock numbers, 2 illegal-move counts), or the text of
+    what is wrong with the clock line (not fatal: the moves are the game, the clock only its times)."""
     if not data:
         raise StoreError("%s: empty file (the save was cut off before anything was written)" % name)
     if len(data) > MAX_BYTES:
@@ -374,17 +379,18 @@ def parse(data, name="saved game"):
 
 
 def _parse_clock(value, name):
+    """(control, 9 clock numbers, 2 illegal-move counts), or the text saying the line is bad."""
     words = value.split()
     bad = "%s: bad clock line %r" % (name, value[:60])
     if len(words) != 1 + _CLOCK_NUMBERS:
-        raise StoreError(bad)
+        return bad
     from core.clock import Clock, parse_control
 
     try:
         numbers = tuple(int(w) if len(w) < 10 else -1 for w in words[1:])
         Clock(parse_control(words[0])).restore(numbers[:9])  # checks the numbers fit the control
     except ValueError:
-        raise StoreError(bad)
+        return bad
     if not (0 <= numbers[9] <= 2 and 0 <= numbers[10] <= 2):
-        raise StoreError(bad)
+        return bad
     return words[0], numbers[:9], numbers[9:]

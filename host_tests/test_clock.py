@@ -275,13 +275,20 @@ def test_a_flag_fall_is_saved_as_the_result():
     assert store.clock[0] == "0:03"
 
 
-def test_a_bad_clock_line_in_a_save_is_refused_clearly():
-    from store import StoreError, parse
+def test_a_bad_clock_line_in_a_save_loses_only_the_clock():
+    from store import parse
     from test_store_portable import record
 
     for line in ("clock 5+3 1 2 3\n", "clock 5+ 1 1 0 0 0 0 0 0 0 0 0\n", "clock 5+3 1 1 7 0 0 0 0 0 0 0 0\n"):
-        with pytest.raises(StoreError, match="bad clock line"):
-            parse(record("seq 1\nmode strict\nstart %s\n" % transcript.STARTING_FEN + line))
+        data = record("seq 1\nmode strict\nstart %s\nmoves e2e4\n" % transcript.STARTING_FEN + line)
+        got = parse(data, "game.sav")
+        assert got[6] == "game.sav: bad clock line %r" % line[6:-1]
+        flash = FakeFlash()
+        flash.files["game.sav"] = data
+        store = GameStore("game.sav", flash)
+        game, mode, notes = store.resume()  # the game loads, without a clock, and says so
+        assert game.uci_moves() == ["e2e4"] and store.clock is None
+        assert notes == [got[6] + ": the game goes on without a clock"]
     got = parse(record("seq 1\nmode strict\nstart %s\nclock 5+3 1 2 0 0 1 0 1 1 30 1 0\n" % transcript.STARTING_FEN))
     assert got[6] == ("5+3", (1, 2, 0, 0, 1, 0, 1, 1, 30), (1, 0))
 
@@ -415,6 +422,44 @@ def test_in_a_cpp_round_the_board_shows_the_apps_clock():
     assert rig.ask("clock pause") == ["err clock: the app keeps the clock in this round"]
 
 
+def test_while_a_cpp_app_keeps_the_clock_the_boards_own_neither_runs_nor_flags():
+    from test_cpp import START_PLACEMENT as CPP_START
+    from test_cpp import central
+
+    rig, c = central()
+    rig.ask("clock 0:10")  # the board's own clock: 10 s, which the app's 15 minutes replace
+    c.begin(CPP_START + " w")
+    c.send("time 900000 900000")
+    rig.play("e2e4")
+    c.run(0)
+    c.accept()
+    c.send("time 899000 900000")
+    rig.run(12000)  # black thinks 12 s: the board's 10 s would have run out
+    c.run(0)
+    ref = rig.app.referee
+    assert ref.game.result == "*" and ref.phase == 0
+    assert rig.ask("clock") == ["clock 899000 900000 app app"]
+    c.end("abort")
+    assert rig.ask("clock")[0].endswith(" 0:10 waiting")  # the board's own clock is back
+    assert ref.clock is not None and not ref.clock.running
+
+
+def test_a_cpp_round_begun_after_times_were_sent_lays_the_boards_clock_aside():
+    from test_cpp import START_PLACEMENT as CPP_START
+    from test_cpp import central
+
+    rig, c = central()
+    rig.ask("clock 0:10")
+    c.send("time 900000 900000")  # before the round
+    c.begin(CPP_START + " w")
+    rig.play("e2e4")
+    c.run(0)
+    c.accept()
+    rig.run(12000)
+    c.run(0)
+    assert rig.app.referee.game.result == "*"
+
+
 # ---------------------------------------------------------------------- the clock display (OLED)
 
 
@@ -511,6 +556,16 @@ def test_the_display_shows_a_fallen_flag_a_pause_and_an_apps_clock():
     assert bus.rows() == ["." * 128] * 64  # no clock: a blank display
 
 
+def test_the_display_counts_down_across_the_tick_wrap():
+    bus, oled, board, face, app = _face("5")
+    top = 1 << 30  # time.ticks_ms wraps here
+    board.referee.clock.start(top - 3000)
+    board.referee.version += 1
+    for now in list(range(top - 3000, top, 500)) + list(range(0, 5001, 500)):
+        _settle(face, oled, now)
+    assert _read(bus, 1) == "4:52"  # 8 s of white's time, 3 before the wrap and 5 after
+
+
 def test_the_wiring_makes_the_display_or_says_why_not():
     from hardware import pico
     from fake_oled import FakeSsd1306Bus
@@ -590,3 +645,128 @@ def test_pieces_knocked_over_by_the_player_who_just_moved_are_put_back_on_its_ti
     board, lines = run(events, clock="0:30")
     c = board.referee.clock
     assert c.left(0, t + 7000) == 30000 and abs(c.left(1, t + 7000) - (30000 - 7000)) <= DEBOUNCE
+
+
+def _referee_hands(ref, clock):
+    """A referee with a clock and a player's hands on it: (step(ms), move(from, to), [now])."""
+    now = [0]
+
+    def step(ms):
+        for _ in range(ms // 5):
+            now[0] += 5
+            ref.tick(now[0])
+
+    def move(a, b, settle=400):
+        ref.lift(parse_square(a), now[0])
+        step(100)
+        ref.place(parse_square(b), now[0])
+        step(settle)
+
+    ref.set_clock(clock)
+    return step, move, now
+
+
+def test_a_legal_move_refused_for_the_boards_own_move_is_not_an_illegal_move():
+    # The board's engine shows e7e5 and accepts only it; d7d5 and d7d6 are legal, refused and
+    # guided back, but neither is an illegal move under FIDE 7.5: no penalty, no loss.
+    from core.referee import Referee, event_text
+
+    ref = Referee()
+    step, move, now = _referee_hands(ref, "5+3")
+    move("e2", "e4")
+    ref.show_remote(ref.game.position.parse_uci("e7e5"))
+    ref.remote_required = True
+    move("d7", "d5", 3000)
+    move("d5", "d7", 500)
+    move("d7", "d6", 3000)
+    lines = [event_text(e) for e in ref.out]
+    assert "error illegal d7 d5" in lines and "error illegal d7 d6" in lines
+    assert not [x for x in lines if x.startswith(("penalty", "end"))], lines
+    assert ref.illegal_count == [0, 0] and ref.game.result == "*"
+    # A move the rules refuse is still one (the pawn cannot go to d4).
+    move("d6", "d7", 500)
+    move("d7", "d4", 3000)
+    assert event_text(ref.out[-1]) == "penalty w 60000"
+
+
+def test_a_penalty_stops_at_the_clocks_maximum_and_the_game_saves_and_resumes():
+    # Black's illegal move gives white 2 minutes on top of a 600-minute control's 600 minutes.
+    rig = Rig()
+    rig.ask("clock 600")
+    rig.play("e2e4")
+    rig.lift("e7")
+    rig.place("d5")
+    rig.run(3000)
+    assert "penalty w 120000" in rig.lines()
+    assert rig.app.referee.clock.base[0] == 36000000  # the maximum, as a press would cap it
+    rig.lift("d5")
+    rig.place("e7")
+    rig.run(500)
+    rig.play("e7e5")
+    rig.app.save_due = True
+    rig.app.save()
+    app = App(config.Settings(), rig.app.matrix, rig.leds, GameStore("game.sav", rig.flash))
+    said = []
+    app.console = said.append
+    app.start(10**6)
+    assert app.referee.game.uci_moves() == ["e2e4", "e7e5"], said
+    assert app.referee.clock is not None and app.referee.illegal_count == [0, 1]
+
+
+def test_a_game_saved_without_a_clock_resumes_without_one():
+    rig = Rig()  # board.json without a clock: the game has none
+    for m in GAME[:4]:
+        rig.play(m)
+    rig.app.save_due = True
+    rig.app.save()
+    assert b"clock" not in rig.flash.files["game.sav"]
+    # Powered up with board.json's "clock": "0:05" now: the resumed game still has no clock.
+    settings = config.Settings().updated({"clock": "0:05"})
+    app = App(settings, rig.app.matrix, rig.leds, GameStore("game.sav", rig.flash))
+    app.console = lambda text: None
+    app.start(10**6)
+    assert app.referee.game.uci_moves() == GAME[:4] and app.referee.clock is None
+    for i in range(1200):  # 6 s: no flag falls on a clock the game does not have
+        app.step(10**6 + 5 * i)
+    assert app.referee.game.result == "*"
+    # A new game has board.json's clock again.
+    app.referee.take_clock_back()
+    assert app.referee.clock is not None and app.referee.clock.periods == ((5000, 0, 0, 0),)
+
+
+def test_the_clock_waits_while_the_board_is_set_up():
+    from link.link import Link
+
+    rig = Rig()
+    rig.ask("clock 0:05")
+    rig.play("e2e4")
+    rig.run(1000)
+    rig.play("e7e5")
+    rig.app.save_due = True
+    rig.app.save()
+    rig.vm.lift(parse_square("a1"))  # knocked off while the power was off: the board is set up
+    app = App(config.Settings(), rig.app.matrix, rig.leds, GameStore("game.sav", rig.flash))
+    out = []
+    link = Link(app, out.append, lambda data: None)
+    app.console = link.info
+    app.start(10**6)
+    assert app.referee.phase == 1  # SETUP
+    for word in ("resume", "start"):
+        link.feed("clock %s\n" % word)
+        link.poll(10**6)
+        assert out[-1].startswith("err clock %s: set up the position first" % word), out
+    assert not app.referee.clock.running
+
+
+def test_a_move_made_after_the_time_ran_out_on_a_stopped_clock_lets_the_flag_fall():
+    from core.referee import Referee, event_text
+
+    ref = Referee()
+    step, move, now = _referee_hands(ref, "0:05")
+    move("e2", "e4")
+    c = ref.clock
+    c.pause(now[0] + 7000)  # black's 5 s ran out on a clock stopped without a scan in between
+    step(8000)
+    move("e7", "e5")
+    assert [event_text(e) for e in ref.out][-1] == "end 1-0 flag"
+    assert c.times(now[0]) == (5000, 0) and min(c.base) >= 0

@@ -1,4 +1,4 @@
-# The arbiter's rules that need a clock (FIDE Laws 6.9, 7.5.5, Appendices A.4.2 and B.3; docs/spec.md
+# The arbiter's rules that need a clock (FIDE Laws 6.9, 7.5.5, Appendices A.3 and B.2; docs/spec.md
 # section 10): what a flag fall or a completed illegal move decides. core/referee.py imports this
 # module the first time one happens, so a game without either never loads it.
 from micropython import const
@@ -11,7 +11,7 @@ _PLAY = const(0)  # core/referee.py's PLAY (imported from there, its 40 kB of so
 _STRICT = "strict"
 
 # FIDE 7.5.5: the opponent of a player who completes a first illegal move gets two minutes; in
-# rapid and blitz one minute (A.4.2, B.3 of the Laws in force since 1 January 2023).
+# rapid and blitz one minute (A.3, B.2 of the Laws in force since 1 January 2023).
 PENALTY_STANDARD_MS = const(120000)
 PENALTY_RAPID_MS = const(60000)
 
@@ -124,6 +124,11 @@ def illegal_completed(ref, now):
     if ref.mode != _STRICT or ref.phase != _PLAY:
         return
     pos = ref.game.position
+    squares = ref.error[1]
+    if pos.find_move(squares[0], squares[1]):
+        # A move the rules allow, refused only because the board's own engine has shown its move:
+        # not an illegal move under FIDE 7.5, so no penalty (the board just guides it back).
+        return
     side = 1 if pos.side == BLACK else 0
     ref.illegal_count[side] += 1
     c = ref.clock

@@ -34,6 +34,7 @@ _MASK = const(0x3FFFFFFF)  # time.ticks_ms wraps at 2**30
 _MAX_MS = const(36000000)  # ten hours: more than any control, and a small int everywhere
 _MAX_MOVES = const(200)
 _MAX_PERIODS = const(4)
+_TAKEBACKS = const(8)  # presses take_back() can undo exactly (casual takebacks of several moves)
 
 
 def _number(text, what):
@@ -119,17 +120,20 @@ def control_text(periods):
 
 def category(periods):
     """BLITZ, RAPID or STANDARD by FIDE A.1/B.1: the time for 60 moves (the periods that start
-    within them, plus 60 increments or delays of the first) is at most 10 minutes (blitz), more
-    than 10 but less than 60 (rapid), or 60 minutes and more (standard)."""
+    within them, a last one with /MOVES repeating, plus 60 increments or delays of the first) is
+    at most 10 minutes (blitz), more than 10 but less than 60 (rapid), or 60 minutes and more
+    (standard)."""
     total = 0
     moves = 0
-    for ms, n, kind, extra in periods:
+    i = 0
+    while moves < 60 and i < len(periods):
+        ms, n, kind, extra = periods[i]
         total += ms
         if not n:
             break
         moves += n
-        if moves >= 60:
-            break
+        if i < len(periods) - 1:
+            i += 1
     if periods and periods[0][2] != SUDDEN:
         total += 60 * periods[0][3]
     if total <= 600000:
@@ -220,7 +224,7 @@ class Clock:
         self._lender_used = 0
         self.fallen = -1  # the side whose flag fell, or -1
         self.history = []  # the mover's time after each move, for PGN's [%clk]: one int a ply
-        self._before = None  # the state before the last press, for take_back()
+        self._before = []  # the states before the last presses (at most _TAKEBACKS), for take_back()
 
     # ------------------------------------------------------------------ reading
 
@@ -296,12 +300,11 @@ class Clock:
             self._set_due()
 
     def start(self, now):
-        """The players start the clock (white's time runs from now)."""
+        """The players start the clock (the side to move's time runs from now)."""
         if self.fallen >= 0:
             return
         if not self.started:
             self.started = True
-            self.side = WHITE_SIDE
             self.used = 0
         self.resume(now)
 
@@ -324,8 +327,12 @@ class Clock:
         if self.lent:
             self.give_back(at)
         s = self.side
-        self._before = (self.base[0], self.base[1], self.period[0], self.period[1], self.moves[0], self.moves[1],
-                        s, self.started, self.running, self.turn_at, self.used)
+        before = self._before
+        if len(before) >= _TAKEBACKS:
+            before.pop(0)
+        # The time the mover had used at the press (a takeback gives it back its turn from there).
+        before.append((self.base[0], self.base[1], self.period[0], self.period[1], self.moves[0], self.moves[1],
+                       s, self.started, self.running, self.elapsed(at)))
         if not self.started:
             self.started = True
             ms = self.base[s]
@@ -333,6 +340,8 @@ class Clock:
             used = self.elapsed(at)
             p = self.periods[self.period[s]]
             ms = self.base[s] - self._charged(s, used)
+            if ms < 0:
+                ms = 0  # a time never goes below nothing (the referee lets the flag fall first)
             if p[2] == FISCHER:
                 ms += p[3]
             elif p[2] == BRONSTEIN:
@@ -357,36 +366,49 @@ class Clock:
 
     def take_back(self, now):
         """A move was taken back (casual mode, or a rook move that was the start of castling): the
-        clock goes back to before its press, the taker's time having run all along. Only the last
-        press can be undone that way; an older one just hands the turn back. A fallen flag stays:
-        the clock stays stopped."""
+        clock goes back to before its press (times, periods, move counts), the taker's time having
+        run all along: what it had used at the press plus the time the clock ran since. A running
+        clock runs on, a paused one stays paused (a stopped one, the game having ended at that
+        move, runs as it did before the press). The last _TAKEBACKS presses are undone so; an older
+        one just hands the turn back, one move fewer. A fallen flag stays: the clock stays stopped."""
         if self.fallen >= 0:
             return
+        if self.lent:
+            self.give_back(now)
         if self.history:
             self.history.pop()
-        b = self._before
-        self._before = None
-        if b is not None:
+        since = self.elapsed(now)
+        if self._before:
+            b = self._before.pop()
             self.base[0], self.base[1], self.period[0], self.period[1], self.moves[0], self.moves[1] = b[:6]
-            self.side, self.started, running, self.turn_at, self.used = b[6:]
-            if not running:
-                self.running = False
-            elif not self.running:
-                self.running = True
-            if self.running:
-                self._set_due()
-            return
-        s = self.side
-        self.base[s] = self.left(s, now)
-        self.side = 1 - s
-        self.used = 0
-        self.turn_at = now
+            if not self.started:
+                self.running = b[8]  # the game had ended at that move (stop()): it goes on
+            self.side = b[6]
+            self.started = b[7]
+            self.used = b[9] + since if b[7] else 0
+        else:
+            s = self.side
+            self.base[s] = self.left(s, now)
+            self.side = 1 - s
+            if self.moves[1 - s]:
+                self.moves[1 - s] -= 1
+            self.used = 0
+        if not self.started:
+            self.running = False
         if self.running:
+            # The turn as though it had run unpaused until now: a press a little before now (at the
+            # board's last placement, as castling presses after its rook's takeback) stays right.
+            self.turn_at = (now - self.used) & _MASK
+            self.used = 0
             self._set_due()
+        else:
+            self.turn_at = now
 
     def add(self, side, ms):
-        """Give side ms more (an arbiter's penalty on its opponent: FIDE 7.5.5)."""
-        self.base[side] += ms
+        """Give side ms more (an arbiter's penalty on its opponent: FIDE 7.5.5), up to the clock's
+        maximum, as a press (a saved time above it would not read back)."""
+        ms += self.base[side]
+        self.base[side] = ms if ms < _MAX_MS else _MAX_MS
         if side == self.side and self.running:
             self._set_due()
 
@@ -458,11 +480,12 @@ def resume_saved(ref, saved, now):
     as firmware/store.py read it, paused (docs/clock.md); returns what to tell the players."""
     control, numbers, illegal = saved
     try:
-        ref.set_clock(control)
-        ref.clock.restore(numbers)
-    except ValueError as e:
-        ref.set_clock(None)
+        make(control).restore(numbers)  # first: a clock that does not read leaves the board's as it was
+    except (ValueError, AttributeError) as e:
+        ref.lay_clock_aside()
         return "saved clock unreadable, playing on without a clock: %s" % e
+    ref.set_clock(control)
+    ref.clock.restore(numbers)
     ref.illegal_count = list(illegal)
     w, b = ref.clock.times(now)
     return "clock paused: white %s, black %s" % (short_text(w), short_text(b))

@@ -156,6 +156,7 @@ class Referee:
         # The clock (core/clock.py) or None; pressed at each commit. An illegal move shown as an error
         # that stands illegal_ms (or until the opponent lifts a piece) is complete: core/arbiter.py.
         self.clock = None
+        self._clock_aside = None  # the board's clock while another rules the game (lay_clock_aside)
         self.illegal_ms = 2000
         self.illegal_rule = "fide"  # or "lose" (core/arbiter.py)
         self.illegal_count = [0, 0]  # completed illegal moves of white and black
@@ -239,8 +240,26 @@ class Referee:
         from core.clock import make
 
         self.clock = make(control)
+        self._clock_aside = None
         self._reset_clock()
         self.version += 1
+
+    def lay_clock_aside(self):
+        """Another clock rules this game (a CPP app's, or none: a resumed game saved without one):
+        the board's own neither runs, flags, penalises nor is saved until take_clock_back()."""
+        if self.clock is not None:
+            self._clock_aside = self.clock
+            self.clock = None
+            self.version += 1
+
+    def take_clock_back(self):
+        """The board's own clock again (after lay_clock_aside), as at the start of a game."""
+        c = self._clock_aside
+        if c is not None:
+            self._clock_aside = None
+            self.clock = c
+            self._reset_clock()
+            self.version += 1
 
     def _reset_clock(self):
         self.illegal_count = [0, 0]
@@ -717,6 +736,13 @@ class Referee:
         self.pending_kind = None
         game = self.game
         if kind == "move":
+            c = self.clock
+            if c is not None and not c.running and c.started and c.fallen < 0 and not c.left(c.side, self.last_change):
+                # The mover's time ran out before the move (a clock stopped past it): the flag falls now.
+                from core.arbiter import flag_fall
+
+                flag_fall(self, now)
+                return
             if self.reading is not None and self._read(move):
                 self.out.append(("read", move))
             self._push(move, True)
@@ -737,6 +763,7 @@ class Referee:
             self.game = Game()
             self.phase = PLAY
             self.remote = 0
+            self.take_clock_back()  # a new game has the board's clock again
             self._reset_clock()
             self._claims = ()
             self.out.append(("new",))

@@ -12,6 +12,7 @@ from core.clock import short_text
 
 _HALF = const(32)
 _BAR_W = const(4)
+_MASK = const(0x3FFFFFFF)  # time.ticks_ms wraps at 2**30 (as core/clock.py)
 
 
 class ClockFace:
@@ -23,13 +24,14 @@ class ClockFace:
         self.referee = referee
         self.app_time = app_time or (lambda: None)
         self._version = -1
-        self._due = 0
+        self._drawn_at = 0  # when the picture was last worked out ...
+        self._wait = 0  # ... and how long after that the running time changes what it shows
         self._shown = ["", ""]  # the text on each half: black (upper), white (lower)
         self._bar = -1  # the half with the bar, -1 none
 
     def step(self, now):
         ref = self.referee
-        if ref.version != self._version or now - self._due >= 0:
+        if ref.version != self._version or ((now - self._drawn_at) & _MASK) >= self._wait:
             self._version = ref.version
             self._redraw(now)
         self.oled.step()
@@ -38,7 +40,8 @@ class ClockFace:
         ref = self.referee
         c = ref.clock
         app = self.app_time()
-        self._due = now + 1000
+        self._drawn_at = now
+        self._wait = 1000
         if app is not None:
             texts = (short_text(app[1]), short_text(app[0]))
             bar = -1
@@ -56,7 +59,7 @@ class ClockFace:
                 left = b if c.side == 1 else w
                 # The next moment the running face changes: whole seconds are shown rounded up,
                 # tenths below ten seconds.
-                self._due = now + ((left - 1) % 1000 + 1 if left > 10000 else left % 100 + 1)
+                self._wait = (left - 1) % 1000 + 1 if left > 10000 else left % 100 + 1
             elif c.started and not ref.game.is_over():
                 texts[0] = texts[0] + " P"  # paused: a P after black's time
         for half in (0, 1):

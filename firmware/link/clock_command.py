@@ -8,6 +8,7 @@
 # in a round), the board reports the app's times instead: `clock W B app app`. Loaded when the
 # command is first used.
 from core.clock import control_text
+from core.referee import SETUP
 
 
 def app_time(link):
@@ -56,13 +57,17 @@ def run(link, rest):
         if ref.game.is_over():
             link.err("clock %s: the game is over" % word)
             return
+        if word != "pause" and ref.phase == SETUP:
+            # A flag cannot fall while the board is set up: the clock waits for the position.
+            link.err("clock %s: set up the position first (the LEDs show where pieces go)" % word)
+            return
         if word == "pause":
             c.pause(now)
         elif word == "start" and not c.started:
             c.start(now)
         else:
             if not c.started:
-                link.err("clock resume: not started (white's first move or clock start starts it)")
+                link.err("clock resume: not started (the first move or clock start starts it)")
                 return
             c.resume(now)
         ref.version += 1

@@ -42,6 +42,7 @@ class Cpp:
         self.side = "?"
         self.time = None  # (white ms, black ms) of the last `time`
         self.round = False  # between begin and end
+        self.app_clock = False  # the app keeps the clock in this round: the board's is laid aside
         self.synced = True
         self.remote = None  # UCI of a central move shown on the LEDs, not yet made on the board
         self.streaming = False  # after get_state outside a round: a state line for every change
@@ -74,6 +75,14 @@ class Cpp:
             ref.draw_offer = on
             self.app.redraw()
 
+    def keep_app_clock(self):
+        """The app's clock rules this round (its `time W B`): the board's own neither runs, flags
+        nor penalises until the round ends (docs/clock.md); the board shows the app's times."""
+        if not self.app_clock:
+            self.app_clock = True
+            self.app.referee.lay_clock_aside()
+            self.app.redraw()
+
     def has(self, feature):
         return feature in self.features
 
@@ -103,6 +112,9 @@ class Cpp:
         self.draw_offered = False
         self.undo_offered = False
         self.app.referee.new_games = True
+        if self.app_clock:
+            self.app_clock = False
+            self.app.referee.take_clock_back()  # the board's clock again, for the board's next move
         if self.remote is not None:
             self.remote = None
             self.app.referee.show_remote(0)

@@ -48,6 +48,8 @@ def begin(cpp, rest):
     cpp.echoes = []
     cpp.todo = []
     cpp.load(game)
+    if cpp.time is not None:
+        cpp.keep_app_clock()  # times sent before the round: the app keeps the clock in it
     cpp.version = ref.version
     cpp.pieces.follow(ref)
     if ref.phase == SETUP:
@@ -279,7 +281,9 @@ def time(cpp, rest):
     except (ValueError, IndexError):
         cpp.err("time needs the milliseconds left to white and to black, e.g. time 31444 12510")
         return
-    cpp.time = (white, black)  # kept for the status; the LEDs have no clock to show
+    cpp.time = (white, black)  # shown as the app's clock (link/clock_command.py, the OLED)
+    if cpp.round:
+        cpp.keep_app_clock()
 
 
 def draw_offer(cpp, rest):

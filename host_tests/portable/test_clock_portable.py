@@ -64,6 +64,11 @@ def test_categories_follow_fide_appendices():
     assert category(parse_control("15+10")) == RAPID  # 25
     assert category(parse_control("50+10")) == STANDARD  # 60 is not less than 60
     assert category(parse_control("90/40+30,30+30")) == STANDARD
+    # A last period with /MOVES repeats within the 60 moves.
+    assert category(parse_control("20/20,30/30")) == STANDARD  # 20 + 30 + 30 (moves 51-80)
+    assert category(parse_control("5/20")) == RAPID  # 5 + 5 + 5
+    assert category(parse_control("3/30")) == BLITZ  # 3 + 3: moves 61 on are not counted
+    assert category(parse_control("1/10,1/20,9")) == RAPID  # 1 + 1 + 9 (the rest of the game)
 
 
 def test_clock_faces():
@@ -212,6 +217,45 @@ def test_take_back_returns_to_before_the_press():
     assert c.side == 1
 
 
+def test_the_players_start_the_clock_of_the_side_to_move():
+    c = Clock(parse_control("5+3"))
+    c.side = 1  # a position with black to move (core/referee.py sets it so)
+    c.start(0)
+    assert c.side == 1 and c.left(1, 10000) == 290000 and c.left(0, 10000) == 300000
+    c.press(10000)
+    assert c.base == [300000, 293000] and c.side == 0
+
+
+def test_a_takeback_while_paused_stays_paused_and_charges_only_time_run():
+    c = Clock(parse_control("5"))
+    c.press(0)
+    c.press(10000)  # black used 10 s
+    c.pause(12000)  # white's 2 s, then the players pause
+    c.take_back(50000)  # black's move is taken back while paused: black used 10 + 2 s
+    assert not c.running and c.side == 1 and c.left(1, 90000) == 300000 - 12000
+    c.resume(60000)
+    assert c.left(1, 61000) == 300000 - 13000
+
+
+def test_takebacks_undo_move_counts_and_periods():
+    c = Clock(parse_control("1/1,2/2"))
+    states = []
+    t = 0
+    for i in range(12):
+        states.append((c.base[:], c.period[:], c.moves[:], c.side))
+        c.press(t)
+        t += 1000
+    for i in range(12):
+        c.pause(t)
+        c.take_back(t)
+        c.resume(t)
+        base, period, moves, side = states[11 - i]
+        assert c.side == side and c.moves == moves
+        if i < 8:  # the last 8 presses are undone exactly
+            assert c.period == period and c.base[1 - side] == base[1 - side], i
+    assert c.moves == [0, 0] and c.side == 0
+
+
 def test_state_round_trip_resumes_paused():
     c, got, now = play("30/20+5,20/10d2,10b4", _thinks(33, 3))
     state = c.state(now + 1234)
@@ -231,6 +275,13 @@ def test_penalty_time_moves_the_flag():
     c.press(0)
     c.add(1, 60000)
     assert not c.flagged(10000) and c.flagged(70000)
+    c = Clock(parse_control("600"))  # the longest period: a penalty stops at the maximum
+    c.press(0)
+    c.add(0, 120000)
+    assert c.base[0] == 36000000
+    d = Clock(parse_control("600"))
+    d.restore(c.state(5))  # so the saved clock reads back
+    assert d.base[0] == 36000000
 
 
 def _mated(fen):

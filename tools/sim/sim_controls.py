@@ -1,6 +1,7 @@
 # The browser page's and the terminal's controls for what a player sets up on the board: a time
 # control, the clock's buttons, the board's own engine (tools/sim/board_sim.py's methods of the same
 # names call these; loaded when first used, to keep board_sim.py small on a 320 kB test heap).
+from core.referee import SETUP
 
 
 def set_clock(sim, control):
@@ -27,13 +28,15 @@ def clock_action(sim, word):
         return "no clock: choose a time control first"
     if ref.game.is_over():
         return "the game is over"
+    if word != "pause" and ref.phase == SETUP:
+        return "set up the position first: the clock waits for it"
     if word == "start":
         c.start(sim.now)
     elif word == "pause":
         c.pause(sim.now)
     elif word == "resume":
         if not c.started:
-            return "the clock has not started: white's first move (or start) starts it"
+            return "the clock has not started: the first move (or start) starts it"
         c.resume(sim.now)
     else:
         return "clock: start, pause or resume"
