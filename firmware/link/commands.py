@@ -9,6 +9,8 @@
 # none is chosen yet). To add a command, write its handler here or in a
 # module of its own (imported inside the handler, so its bytecode is loaded only when used) and
 # add its row: `help` lists it from the row.
+import os
+
 from core.game import Game
 from core.position import KNIGHT, STARTING_FEN, square_name
 from core.referee import CASUAL, PLAY, SETUP, STRICT, event_text
@@ -65,6 +67,15 @@ def _status(link, rest):
 
 
 def _online_status(link):
+    """The end of `status` about Lichess over Wi-Fi: nothing, and no online code loaded, on a
+    board that is not online and has no secrets file (every Pico without Wi-Fi)."""
+    if getattr(link.app, "online", None) is None:
+        from online import SECRETS_PATH  # noqa: PLC0415 - the package door alone: one constant
+
+        try:
+            os.stat(SECRETS_PATH)
+        except OSError:
+            return ""
     from online.usb import status_suffix  # noqa: PLC0415 - loaded when asked
 
     return status_suffix(link)

@@ -10,7 +10,7 @@
 # board can read the file with a debugger; a token with only the board:play scope limits the harm.
 import os
 
-SECRETS_PATH = "online.secret"
+from online import SECRETS_PATH
 KEYS = ("ssid", "password", "token")
 
 
