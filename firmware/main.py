@@ -312,7 +312,13 @@ def start_online(board):
 
         seek = board.app.settings.online_seek
         seek = None if seek == "none" else tuple(int(x) for x in seek.split("+"))
-        board.online = boot.start(board.app, board.link.info, seek)
+        try:
+            import machine
+
+            set_rtc = machine.RTC().datetime  # the chip's clock, set from SNTP for certificate dates
+        except (ImportError, AttributeError):
+            set_rtc = None
+        board.online = boot.start(board.app, board.link.info, seek, set_rtc=set_rtc)
         board.app.online = board.online
     except (ImportError, MemoryError, OSError) as e:
         board.link.info("online: not started (%s)" % e)
