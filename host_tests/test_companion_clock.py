@@ -3,36 +3,19 @@
 # core/clock.py, pressed at each move; the board is sent both times (CPP `time W B`) and shows
 # them; a flag fall ends the game (core/arbiter.py decides loss or draw); the PGN carries the
 # TimeControl tag and a [%clk] after each move. Controls of a few seconds keep each game short.
-import os
 import re
 
 import chess
 import pytest
 
-from companion_rig import STOCKFISH, Companion, SimBoard, dump, read_pgn
+from companion_rig import PLAYS, Companion, engine_games, needs_stockfish, read_pgn
 
-pytestmark = pytest.mark.skipif(not os.path.exists(STOCKFISH) and not os.environ.get("CI"),
-                                reason="Stockfish not installed (apt-get install stockfish; .ci/run does it)")
-
-PLAYS = r"plays \S+ \((\w+)\): make it on the board"
+pytestmark = needs_stockfish()
 
 
 @pytest.fixture
 def rig(tmp_path):
-    parts = []
-
-    def start(*companion_args, sim_args=()):
-        link = str(tmp_path / "board")
-        sim = SimBoard(link, *sim_args)
-        parts.append(sim)
-        comp = Companion("engine", "--port", link, "--pgn", str(tmp_path / "games.pgn"), "--trace", *companion_args)
-        parts.append(comp)
-        return sim, comp
-
-    yield start
-    for p in reversed(parts):
-        p.stop()
-    print(dump(*parts))
+    yield from engine_games(tmp_path)
 
 
 def seconds(text):

@@ -4,7 +4,6 @@
 # companion (tools/play.py engine) talks to it with pyserial as it would to a Pico, and to
 # Debian's Stockfish through python-chess. The hands make the engine's moves as the companion
 # announces them, so the games are whole games, ended by the rules, and their PGN is checked.
-import os
 import random
 import re
 import sys
@@ -13,30 +12,14 @@ import time
 import chess
 import pytest
 
-from companion_rig import STOCKFISH, Companion, SimBoard, dump, read_pgn
+from companion_rig import PLAYS, STOCKFISH, Companion, dump, engine_games, needs_stockfish, read_pgn
 
-pytestmark = pytest.mark.skipif(not os.path.exists(STOCKFISH) and not os.environ.get("CI"),
-                                reason="Stockfish not installed (apt-get install stockfish; .ci/run does it)")
-
-PLAYS = r"plays \S+ \((\w+)\): make it on the board"
+pytestmark = needs_stockfish()
 
 
 @pytest.fixture
 def rig(tmp_path):
-    parts = []
-
-    def start(*companion_args, sim_args=()):
-        link = str(tmp_path / "board")
-        sim = SimBoard(link, *sim_args)
-        parts.append(sim)
-        comp = Companion("engine", "--port", link, "--pgn", str(tmp_path / "games.pgn"), "--trace", *companion_args)
-        parts.append(comp)
-        return sim, comp
-
-    yield start
-    for p in reversed(parts):
-        p.stop()
-    print(dump(*parts))
+    yield from engine_games(tmp_path)
 
 
 def engine_reply(comp, board, sim):

@@ -19,6 +19,36 @@ import chess
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYTHON = sys.executable
 STOCKFISH = "/usr/games/stockfish"
+# What the companion prints when the engine's move is lit: the move's UCI is group 1.
+PLAYS = r"plays \S+ \((\w+)\): make it on the board"
+
+
+def needs_stockfish():
+    """The mark for a module of games against Stockfish: skipped, saying why, where Debian's is
+    not installed (never under CI, where .ci/run installs it)."""
+    import pytest
+
+    return pytest.mark.skipif(not os.path.exists(STOCKFISH) and not os.environ.get("CI"),
+                              reason="Stockfish not installed (apt-get install stockfish; .ci/run does it)")
+
+
+def engine_games(tmp_path):
+    """The body of a `rig` fixture: yields start(*companion_args, sim_args=()) -> (sim, comp), a
+    simulated board and `play.py engine` on it, and stops them all (printing their output) after."""
+    parts = []
+
+    def start(*companion_args, sim_args=()):
+        link = str(tmp_path / "board")
+        sim = SimBoard(link, *sim_args)
+        parts.append(sim)
+        comp = Companion("engine", "--port", link, "--pgn", str(tmp_path / "games.pgn"), "--trace", *companion_args)
+        parts.append(comp)
+        return sim, comp
+
+    yield start
+    for p in reversed(parts):
+        p.stop()
+    print(dump(*parts))
 
 
 class Process:
