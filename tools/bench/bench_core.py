@@ -1,6 +1,6 @@
 """Benchmarks of the rules core and the referee, runnable on CPython and on MicroPython.
 
-    python3 tools/bench/bench_core.py          .venv/bin/micropython -X heapsize=200k tools/bench/bench_core.py
+    python3 tools/bench/bench_core.py          .venv/bin/micropython -X heapsize=320k tools/bench/bench_core.py
 
 Prints one `key value unit  # note` line per figure; tools/bench/bench.py runs it on both runtimes and
 puts the figures side by side. Timing only: nothing here asserts a speed (tests never do).
