@@ -4,7 +4,6 @@
 # (tls_certs.py). Each scenario runs on both runtimes; the token must never appear in what the
 # board prints.
 import os
-import pathlib
 import time
 
 import pytest

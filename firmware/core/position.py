@@ -468,7 +468,6 @@ class Position:
 
     def find_move(self, from64, to64, promotion=0):
         """The legal move from -> to (promotion piece type, queen if omitted), or 0."""
-        frm = SQUARES88[from64]
         to = SQUARES88[to64]
         for m in self.generate_legal([], from64):
             if (m >> 7) & 127 == to:

@@ -18,7 +18,6 @@ it is never printed, not even in an error (requests' errors name the address, no
 import os
 import queue
 import threading
-import time
 
 import berserk
 import berserk.exceptions
