@@ -1,6 +1,6 @@
 # The board's main loop body: scan -> debounce -> referee -> display -> LEDs, one step per scan.
 #
-# Hardware comes in already built (main.py on the Pico, hardware/fake.py in tests and simulators),
+# Hardware comes in already built (wiring.py on the Pico, hardware/fake.py in tests and simulators),
 # so this file runs the same on a Pico, on a PC and in the browser simulator. Time is passed in.
 from core.debounce import DeferPerSquare
 from core.display import Display
@@ -32,7 +32,7 @@ LEGAL_PIECES_PER_STEP = 3
 class App:
     """One chessboard: a matrix scanner, LEDs, optionally a store for the game, wired to the core.
 
-    What it is built from (main.py on the Pico, hardware/fake.py in tests and simulators):
+    What it is built from (wiring.py on the Pico, hardware/fake.py in tests and simulators):
     matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional); matrix.scan_ranks()
       -> bytearray(8) of rank bytes (optional: the same reading, cheaper for the debouncer).
     leds.show(frame, now_ms).
@@ -57,11 +57,11 @@ class App:
     host_frame: None, or a frame (the signals of core/signals.py, one a square) a PC program
       drives (ChessLink's L command): shown instead of the board's own frame until the program
       sets it back to None and calls redraw(); the referee and display keep working underneath.
-    ble: None, or the Bluetooth LE link (link/ble.py) while a Pico W's radio is on: main.py wires
+    ble: None, or the Bluetooth LE link (link/ble.py) while a Pico W's radio is on: wiring.py wires
       it from board.json and calls its poll(now) each scan; the USB `ble` command (link/ble_command.py)
       starts, stops or changes it. App itself never calls it.
     online: None, or the board's own Lichess game over Wi-Fi (online/central.py) on a Pico W:
-      main.py sets it and calls its poll(now) every ONLINE_POLL_MS; it drives the App as a CPP
+      wiring.py sets it and loop.py calls its poll(now) every ONLINE_POLL_MS; it drives the App as a CPP
       central would over USB (the network itself runs on the second core, online/board_api.py)."""
 
     def __init__(self, settings, matrix, leds, store=None, console=None, clock=None):

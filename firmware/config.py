@@ -5,7 +5,7 @@
 # in a JSON object in board.json on the Pico, e.g. {"led_type": "max7219", "brightness": 80}.
 # Every key is checked: an unknown key, a wrong type, a value out of range, a GPIO used twice or
 # columns that are not consecutive raise SettingsError naming the key. load_or_default() is for
-# main.py: a broken board.json must never stop the board, which then starts on the defaults and
+# wiring.py: a broken board.json must never stop the board, which then starts on the defaults and
 # prints the reason on the USB console.
 #
 # Squares: row_pins[r] drives rank r+1 and column_pins[f] reads file "abcdefgh"[f], so the switch

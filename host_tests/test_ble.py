@@ -433,7 +433,7 @@ def test_chesslink_reconnection_gets_the_status_with_what_changed(rigs):
 
 def test_main_wires_ble_on_a_pico_w_and_polls_it_every_scan(rigs, monkeypatch, tmp_path):
     import config
-    import main
+    import wiring
     from test_main_loop import FakePico
 
     monkeypatch.chdir(tmp_path)
@@ -444,7 +444,7 @@ def test_main_wires_ble_on_a_pico_w_and_polls_it_every_scan(rigs, monkeypatch, t
     settings = config.Settings().updated({"ble": "cpp", "status_led_pin": "LED"})  # a Pico W's LED
     pico = FakePico(settings)
     out = []
-    board = rig.call(_build(main, settings, pico, out, bluetooth))
+    board = rig.call(_build(wiring, settings, pico, out, bluetooth))
     assert board.app.ble is not None and board.app.ble.services == "cpp"
     board.start(0)
     phone = rig.phone()
@@ -458,20 +458,20 @@ def test_main_wires_ble_on_a_pico_w_and_polls_it_every_scan(rigs, monkeypatch, t
     assert [v.decode() for v in phone.take()] == ["ok"]
 
 
-async def _build(main, settings, pico, out, bluetooth):
-    return main.build(settings, pico.machine, pico.neopixel, out.append, bluetooth=bluetooth)
+async def _build(wiring, settings, pico, out, bluetooth):
+    return wiring.build(settings, pico.machine, pico.neopixel, out.append, bluetooth=bluetooth)
 
 
 def test_ble_on_a_pico_without_radio_says_so_and_the_board_plays_on(monkeypatch, tmp_path):
     import config
-    import main
+    import wiring
     from test_main_loop import FakePico
 
     monkeypatch.chdir(tmp_path)
     settings = config.Settings().updated({"ble": "both", "status_led_pin": "LED"})
     pico = FakePico(settings)
     out = []
-    board = main.build(settings, pico.machine, pico.neopixel, out.append)  # CPython: no `bluetooth`
+    board = wiring.build(settings, pico.machine, pico.neopixel, out.append)  # CPython: no `bluetooth`
     assert board.app.ble is None
     board.link.use("board")
     assert any("no Bluetooth radio" in line for line in out)

@@ -22,7 +22,7 @@ def FakePico(settings, occupied=START):
 @pytest.fixture
 def main_module(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    import main
+    import wiring
 
     # The selftest's microsecond clock: every reading 700 us after the last, so a scan (two
     # readings) measures 700 us and an LED write too, whatever the PC's speed.
@@ -33,7 +33,7 @@ def main_module(monkeypatch, tmp_path):
         return ticks[0]
 
     monkeypatch.setattr(selftest, "_clock", lambda: (ticks_us, lambda a, b: a - b))
-    return main
+    return wiring
 
 
 def pad(pico, gpio):

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 import config
+import loop
 from core.position import parse_square
 from hardware import leds as L
 from core import signals as S
@@ -38,9 +39,9 @@ def FakePico(settings, max7219_answers=True):
 @pytest.fixture
 def main_module(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # board.json and game.sav live in the current folder, as on the Pico
-    import main
+    import wiring
 
-    return main
+    return wiring
 
 
 class Hands:
@@ -117,7 +118,7 @@ def test_import_with_fake_modules_and_run_the_asyncio_loop(main_module, monkeypa
     def read_ready():
         return waiting.pop(0) if waiting else None
 
-    asyncio.run(main.run(board, read_ready, scan_steps=12, input_steps=3))
+    asyncio.run(loop.run(board, read_ready, scan_steps=12, input_steps=3))
     assert board.app.steps == 12
     text = "".join(out)
     assert "\nstatus phase=play mode=strict turn=w moves=0" in text
@@ -129,7 +130,7 @@ def test_stdin_reader_never_blocks(main_module, monkeypatch):
     r, w = os.pipe()
     stdin = os.fdopen(r, "r")
     monkeypatch.setattr(sys, "stdin", stdin)
-    read_ready = main_module.stdin_reader()
+    read_ready = loop.stdin_reader()
     assert read_ready() is None  # nothing typed: returns at once
     os.write(w, b"ok\n")
     got = b""

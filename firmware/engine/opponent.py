@@ -19,7 +19,7 @@
 #   USB command `engine` reads and sets it.
 #
 # Thinking never holds up the scan loop: App.step calls step() once per scan, and step() runs the
-# resumable search (engine/search.py) for one slice only: with a clock injected (main.py gives
+# resumable search (engine/search.py) for one slice only: with a clock injected (wiring.py gives
 # time.ticks_us), for about half a scan period; without one, a few positions. The search works on
 # a Position of its own, so the referee's game is never touched while it thinks.
 from micropython import const

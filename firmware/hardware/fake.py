@@ -397,7 +397,7 @@ class _Namespace:
 
 
 class _PinMaker:
-    """machine.Pin as main.py calls it: the virtual matrix's row and column pins for their GPIOs,
+    """machine.Pin as wiring.py calls it: the virtual matrix's row and column pins for their GPIOs,
     a FakePin for any other; records how each GPIO was set up."""
 
     IN = FakePin.IN
@@ -425,10 +425,10 @@ class _PinMaker:
 
 
 class FakePico:
-    """The `machine` and `neopixel` modules main.py builds the board from, wired to one
+    """The `machine` and `neopixel` modules wiring.py builds the board from, wired to one
     VirtualReedMatrix (rows and columns on the given GPIOs, GPIO_IN at gpio_in_addr) and, on the
     SPI bus, a MAX7219 that answers its self-test or none. Tests and benchmarks hand
-    pico.machine and pico.neopixel to main.build(); what main.py asked for is recorded."""
+    pico.machine and pico.neopixel to wiring.build(); what wiring.py asked for is recorded."""
 
     def __init__(
         self, row_gpios, column_gpios, gpio_in_addr, occupied=(), max7219_answers=True, cs_gpio=None, pads_addr=None
@@ -443,9 +443,9 @@ class FakePico:
         self.vm.mem32.pads_addr = pads_addr
         for sq in occupied:
             self.vm.place(sq)
-        self.made = {}  # GPIO -> (mode, pull, value) as main.py set it up
+        self.made = {}  # GPIO -> (mode, pull, value) as wiring.py set it up
         self.others = {}  # GPIO -> FakePin, for the pins that are not the matrix's
-        self.np = None  # the NeoPixel main.py made, if any
+        self.np = None  # the NeoPixel wiring.py made, if any
         self.spi_args = None  # (id, baudrate, polarity, phase, sck, mosi, miso) of machine.SPI()
         cs = None
         if cs_gpio is not None:

@@ -1,7 +1,7 @@
 # LED driver for a monochrome 8x8 LED matrix on a MAX7219: each signal told apart by its blink pattern.
 #
 # The chip comes as an initialised machine.SPI (mode 0: polarity 0, phase 0, MSB first, at most
-# 10 MHz - config.spi_baudrate) and the LOAD/CS Pin (output, idle high); main.py makes both. A
+# 10 MHz - config.spi_baudrate) and the LOAD/CS Pin (output, idle high); wiring.py makes both. A
 # register write is one 16-bit word, register address in the high byte, data in the low byte,
 # latched when LOAD rises. The patterns are the mono column of the table in hardware/leds.py.
 #
@@ -151,5 +151,5 @@ class Max7219Leds:
         """True when a MAX7219 answers on DOUT -> MISO; False when nothing does.
 
         Needs DOUT wired to MISO through the divider; without that wire (config.spi_miso null)
-        the answer means nothing and main.py must not call this."""
+        the answer means nothing and wiring.py must not call this."""
         return self._echo(_TEST_A) and self._echo(_TEST_B)

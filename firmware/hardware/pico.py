@@ -1,5 +1,5 @@
 # The Pico's hardware built from the settings: pins, the matrix scanner, the LED driver and the
-# status LED. The only place that imports machine and neopixel (main.py passes fakes in tests).
+# status LED. The only place that imports machine and neopixel (wiring.py passes fakes in tests).
 import sys
 import time
 
@@ -26,6 +26,15 @@ def modules(settings, machine=None, neopixel=None):
         if not _rp2040():
             import neopixel
     return machine, neopixel
+
+
+def rtc_setter(machine):
+    """The chip's real-time clock setter (RTC().datetime), which online/boot.py sets from SNTP so
+    that certificate dates can be checked; None where there is none (the fakes, CPython)."""
+    try:
+        return machine.RTC().datetime
+    except AttributeError:
+        return None
 
 
 def make_leds(settings, machine, neopixel, say):

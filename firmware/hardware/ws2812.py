@@ -1,7 +1,7 @@
 # LED driver for 64 WS2812B RGB LEDs: a colour per signal, blinking, software brightness and a current cap.
 #
 # The strip comes in as an initialised neopixel.NeoPixel of 64 pixels (3 bytes each);
-# main.py makes it. Pixels are written straight into its byte buffer `buf` in the strip's own
+# wiring.py makes it. Pixels are written straight into its byte buffer `buf` in the strip's own
 # byte order (NeoPixel.ORDER, GRB for the WS2812B): going through np[i] = (r, g, b) would build a
 # tuple per pixel. The strip is written only when a pixel changed: one frame of 64 LEDs is 1.9 ms
 # on the wire (24 bits x 1.25 us x 64), which MicroPython's neopixel sends with machine.bitstream,

@@ -92,7 +92,7 @@ class Link:
         self.errors = 0  # lines refused, for tests and status
         self.dialect = None  # BOARD, CPP or CHESSLINK once the PC has spoken
         self.speaker = None  # ... and its session, which speaks unasked
-        self.polls = False  # poll() has work in this dialect (CPP, ChessLink): main.py skips it else
+        self.polls = False  # poll() has work in this dialect (CPP, ChessLink): loop.py skips it else
         self.board = BoardCommands(self)
         # The dialects' sessions by name, made when first spoken: sessions.get(CPP) is the CPP
         # session or None (the `status` line reads its round).

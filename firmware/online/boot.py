@@ -1,8 +1,8 @@
-# Online play at power-up (Pico W, Pico 2 W): main.py calls start() once the board is wired. A Pico
+# Online play at power-up (Pico W, Pico 2 W): wiring.py calls start() once the board is wired. A Pico
 # without a radio (no `network` module), or a board whose Wi-Fi or token was never written
 # (the USB command `online`, online/usb.py), stays offline and loses nothing.
 #
-# Core 0 keeps the 5 ms scan loop; main.py polls the OnlineCentral every ONLINE_POLL_MS (20 ms).
+# Core 0 keeps the 5 ms scan loop; loop.py polls the OnlineCentral every ONLINE_POLL_MS (20 ms).
 # Core 1 (one _thread, all the rp2 port allows) joins the Wi-Fi, sets the clock by SNTP, loads the roots and
 # runs the Board API client; that is where every TLS handshake happens. It never ends: a failed
 # join, a lost Wi-Fi, no network time are tried again after a pause (JOIN_RETRY_MS), and the main
@@ -22,7 +22,7 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
     """The OnlineCentral to poll, or None when the board stays offline (console says why).
     seek: (minutes, increment) to seek at power-up unless a game is in progress. host, port: the
     server (Lichess; a test's own). retry_ms, lost_ms: JOIN_RETRY_MS, WIFI_LOST_MS (a test's own).
-    set_rtc: the chip's real-time clock setter (main.py passes machine.RTC().datetime), set from
+    set_rtc: the chip's real-time clock setter (wiring.py passes machine.RTC().datetime), set from
     SNTP so certificate dates can be checked; None where the host's clock is already right."""
     try:
         import network

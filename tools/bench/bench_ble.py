@@ -52,7 +52,7 @@ class Bench:
     def wire(self):
         """main.py's build() on the fakes, BOOT_ONLY forgotten, 50 ms of scans."""
         import config
-        import main as firmware_main
+        import wiring as firmware_main
         from hardware.fake import FakeBluetooth, FakePico, RamFiles
 
         settings = config.Settings().updated({"ble": "both" if self.ble_on else "off", "status_led_pin": "LED"})
@@ -62,7 +62,7 @@ class Bench:
         )
         self.bluetooth = FakeBluetooth()
         self.usb_out = []
-        self.board = firmware_main.build(
+        self.board = firmware_wiring.build(
             settings, pico.machine, pico.neopixel, self.usb_out.append, fs=RamFiles(), bluetooth=self.bluetooth
         )
         firmware_main.forget(firmware_main.BOOT_ONLY)

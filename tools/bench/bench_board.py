@@ -5,7 +5,7 @@
 #   .venv/bin/micropython -X heapsize=240k tools/bench/bench_board.py [--mpy]
 # --mpy imports the firmware from build/mpy/ (what `make test-mpy` compiled, the .mpy files
 # `make flash` puts on the Pico) instead of compiling firmware/*.py into the heap.
-# One line per figure, `name: value unit`. The board is wired by firmware/main.py's build() on
+# One line per figure, `name: value unit`. The board is wired by firmware/wiring.py's build() on
 # hardware/fake.py (VirtualReedMatrix behind a MatrixScanner on a FakeMem32, FakeNeoPixel behind
 # the WS2812 driver), with the saved game in a RAM filesystem and the USB link writing nowhere.
 #
@@ -55,19 +55,19 @@ else:
 
 def build_board():
     import config
-    import main
+    import wiring
     from hardware.fake import FakePico, RamFiles
 
     settings = config.Settings()
     pico = FakePico(settings.row_pins, settings.column_pins, config.SIO_GPIO_IN, occupied=[sq for sq in range(64) if sq < 16 or sq >= 48])
     vm = pico.vm
     out = []
-    board = main.build(settings, pico.machine, pico.neopixel, out.append, fs=RamFiles())
+    board = wiring.build(settings, pico.machine, pico.neopixel, out.append, fs=RamFiles())
     # main.py gives the scanner time.sleep_us for the 8 settle waits per scan; on the unix port
     # that is a system call each (tens of us) where the Pico busy-waits 10 us. Count them instead,
     # so the figures are the Python work of a step.
     board.app.matrix._sleep_us = vm.sleep_us
-    main.forget(main.BOOT_ONLY)  # as main.main() does once the board is wired
+    wiring.forget(wiring.BOOT_ONLY)  # as wiring.boot() does once the board is wired
     return board, vm, out
 
 
@@ -104,7 +104,7 @@ def main():
         )
     else:
         print("ram_free_after_start: n/a (CPython has no fixed heap)")
-    left = [name for name in sys.modules["main"].BOOT_ONLY if name in sys.modules]
+    left = [name for name in sys.modules["wiring"].BOOT_ONLY if name in sys.modules]
     print("boot_modules_loaded: %s" % (" ".join(left) or "none"))
 
     t = 0

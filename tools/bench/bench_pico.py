@@ -4,7 +4,7 @@
 
 Boots the official MicroPython v1.27.0 rp2 build on rp2040js with the firmware of `make flash`
 on its littlefs (tools/emu/), stops main.py and runs the snippet below in the raw REPL: the board
-wired by main.build() on the chip's real pins, the emulated reed matrix and WS2812B chain behind
+wired by wiring.build() on the chip's real pins, the emulated reed matrix and WS2812B chain behind
 them. While it runs the harness lifts each white piece of a busy middlegame and puts it back (casual
 mode: an adjustment), then plays Nf3-e5 and a7-a6, so lifts and commits are timed as the main
 loop meets them. Then tools/bench/bench_core.py --quick
@@ -54,11 +54,11 @@ from time import ticks_us, ticks_diff, ticks_ms
 def emit(key, value, unit, note=""):
     print("%s %s %s%s" % (key, value, unit, ("  # " + note) if note else ""))
 gc.collect()
-import main
+import wiring
 from core.game import Game
 from core.position import Position
-board = main.build()
-main.forget(main.BOOT_ONLY)  # as main.main() does
+board = wiring.build()
+wiring.forget(wiring.BOOT_ONLY)  # as wiring.boot() does
 board.start()
 gc.collect()
 app = board.app
@@ -166,9 +166,9 @@ def snippet():
 # no more code of the bench's own in the heap than these few lines (the snippet above takes
 # several KB of bytecode while it runs, so it cannot measure this).
 FREE = """
-import gc, main
-board = main.build()
-main.forget(main.BOOT_ONLY)
+import gc, wiring
+board = wiring.build()
+wiring.forget(wiring.BOOT_ONLY)
 board.start()
 gc.collect()
 print("free_ram_after_boot %d KB  # gc.mem_free() with the board wired and started as main.py does (heap %d KB)" % (gc.mem_free() // 1024, (gc.mem_free() + gc.mem_alloc()) // 1024))
