@@ -156,28 +156,30 @@ def start_online(board):
         forget(ONLINE_BOOT)  # an offline board does not keep the start-up code's bytecode
 
 
-def boot():
-    """main.py's start-up: the board wired and started, Lichess joined when set up; this module
-    and the other start-up modules are dropped before the scan loop begins."""
-    hw = make_hardware()
+def boot(settings=None, machine=None, neopixel=None, write=None, fs=None, bluetooth=None, online=True):
+    """main.py's start-up: the board wired and started, Lichess joined when set up (online=False:
+    not tried); this module and the other start-up modules are dropped before the scan loop
+    begins. The arguments as build()'s: the Pico's own by default (tools/memory/ gives fakes)."""
+    hw = make_hardware(settings, machine, neopixel)
     forget(BOOT_ONLY)
     gc.collect()  # config.py's and pico.py's bytecode gone: the core's modules fill their place
-    board = wire(hw)
+    board = wire(hw, write, fs, bluetooth)
     hw = None
     gc.collect()
     board.start()
     board.link.info(ready_line())
-    start_online(board)
+    if online:
+        start_online(board)
     forget(("wiring",))
     gc.collect()
     return board
 
 
 def ready_line():
-    """The console's first words, with the heap left free: the figure docs/figures.md's budgets
-    are checked against (MicroPython only; CPython has no fixed heap)."""
-    free = getattr(gc, "mem_free", None)
-    if free is None:
-        return "chessboard ready; type help for the commands"
+    """The console's first words, with the heap left free where the heap is the chip's fixed one:
+    the figure docs/figures.md's budgets speak of."""
     gc.collect()
-    return "chessboard ready, %d KB free; type help for the commands" % (free() // 1024)
+    free = gc.mem_free() if hasattr(gc, "mem_free") else -1
+    if free < 0 or free + gc.mem_alloc() > 1 << 24:  # CPython, or WebAssembly's heap that grows
+        return "chessboard ready; type help for the commands"
+    return "chessboard ready, %d KB free; type help for the commands" % (free // 1024)

@@ -78,13 +78,15 @@ Z_EN_PASSANT = const(1040)
 
 
 def _zobrist_table():
-    table = array("i", bytes(4 * 1049))
-    x = 0x2545F491
+    table = array("i", range(1049))
+    x = 0x2545F491 & 0x3FFFFFFF
     for i in range(1049):
-        # xorshift32 kept within 30 bits
-        x ^= (x << 13) & 0x3FFFFFFF
+        # xorshift32 kept within 30 bits: each shift masked before it is made, so x and every
+        # step stay small ints (x << 13 of a 30-bit x would be a heap int on a 32-bit MicroPython,
+        # and the 1049 keys left kilobytes of them as garbage at every boot).
+        x ^= (x & 0x1FFFF) << 13
         x ^= x >> 17
-        x ^= (x << 5) & 0x3FFFFFFF
+        x ^= (x & 0x1FFFFFF) << 5
         table[i] = x
     return table
 

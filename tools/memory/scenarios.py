@@ -1,0 +1,304 @@
+# The configurations of docs/spec.md section 11, each driven through its worst moments, inside the
+# chip model of tools/memory/ (MicroPython's 32-bit WebAssembly build with a chip's GC pool, the
+# firmware's .mpy files as `make flash` copies them). tools/memory/model.mjs calls step() once per
+# call from JavaScript: that build collects garbage only between such calls, so each call is one
+# small piece of what the board does (an import, a few scans), and the heap is measured between
+# them, as the chip's heap stands once its collector has run.
+#
+# What the model's build does not have, the scenario puts in the heap itself, as bytearrays of the
+# size the chip spends (Standins): the native code the RP2040 compiles where this build runs the
+# plain Python twin, the radio stack's allocations, mbedTLS's buffers, the second core's stack.
+# Their sizes, and where each was measured, are tools/memory/chips.py's.
+#
+# Runs on MicroPython only (the model), never on the board: tools/memory/ is a PC tool.
+import gc
+import sys
+import time
+
+from hardware.fake import FakeBluetooth, FakePico, RamFiles
+
+START = [sq for sq in range(64) if sq < 16 or sq >= 48]
+SCAN_MS = 5
+FILES = "abcdefgh"
+
+
+def chesslink(body):
+    """A ChessLink message with its block check (the XOR of its characters, two hex digits)."""
+    check = 0
+    for ch in body:
+        check ^= ord(ch)
+    return (body + "%02X" % check).encode()
+
+
+def square(name):
+    return FILES.index(name[0]) + 8 * (int(name[1]) - 1)
+
+
+class Standins:
+    """Bytes the chip spends that this build does not: held as bytearrays, so the model's heap
+    carries them, in one piece each, where the chip would (a stand-in made after a collection)."""
+
+    def __init__(self, sizes):
+        self.sizes = sizes
+        self.held = {}
+
+    def add(self, name, n=None):
+        n = self.sizes.get(name, 0) if n is None else n
+        if n > 0 and name not in self.held:
+            self.held[name] = bytearray(n)
+
+    def drop(self, name):
+        self.held.pop(name, None)
+
+    def total(self):
+        return sum(len(b) for b in self.held.values())
+
+
+class FakeI2C:
+    """machine.I2C with an SSD1306 on it that takes every write (the picture is not read back
+    here: host_tests/test_clock.py does that)."""
+
+    def __init__(self, *args, **kw):
+        self.writes = 0
+
+    def writeto(self, address, buf):
+        self.writes += 1
+
+
+class Console:
+    """The USB serial port's far end: counts what the board wrote, keeps the last lines."""
+
+    def __init__(self):
+        self.lines = []
+
+    def write(self, text):
+        if len(self.lines) >= 40:
+            self.lines.pop(0)
+        self.lines.append(text)
+
+    def said(self, words):
+        for line in self.lines:
+            if words in line:
+                return True
+        return False
+
+
+class Model:
+    """One configuration on one chip. settings: board.json's overrides; standins: {name: bytes}
+    from tools/memory/chips.py; features: what the scenario turns on after boot."""
+
+    def __init__(self, name, settings, standins, features=()):
+        self.name = name
+        self.overrides = settings
+        self.standins = Standins(standins)
+        self.features = features
+        self.pico = None
+        self.board = None
+        self.console = Console()
+        self.t = 0
+        self.refused = None  # the sentence a refused combination was refused with
+        self._steps = self._script()
+
+    def step(self):
+        """The next piece of the scenario; returns its label ("" when it measures nothing new),
+        None once the scenario is over."""
+        try:
+            return next(self._steps)
+        except StopIteration:
+            return None
+
+    # ------------------------------------------------------------------ pieces
+
+    def run(self, ms, period=SCAN_MS):
+        """ms of scans, one every period ms (longer periods only while nothing moves: the engine's
+        seconds of thinking pass in fewer calls, each scan still one slice of its search)."""
+        vm = self.pico.vm
+        board = self.board
+        for _ in range(ms // period):
+            self.t += period
+            vm.now_ms += period
+            board.tick(self.t)
+
+    def lift(self, name):
+        self.pico.vm.lift(square(name))
+
+    def place(self, name):
+        self.pico.vm.place(square(name))
+
+    def move(self, uci):
+        """A hand plays uci (a capture: the victim lifted first), then the board is left still for
+        the commit; yields between the pieces."""
+        a, b = uci[:2], uci[2:4]
+        if self.pico.vm.occupied(square(b)):
+            self.lift(b)
+            self.run(50)
+        self.lift(a)
+        yield "lift " + a
+        self.run(60)
+        self.place(b)
+        self.run(300)
+        yield "move " + uci
+
+    def command(self, line):
+        self.board.link.feed(line + "\n")
+        self.run(10)
+
+    # ------------------------------------------------------------------ the scenario
+
+    def _boot(self):
+        import config
+
+        settings = config.Settings().updated(self.overrides)
+        self.pico = FakePico(settings.row_pins, settings.column_pins, config.SIO_GPIO_IN, occupied=START)
+        self.pico.machine.I2C = FakeI2C
+        self.bluetooth = FakeBluetooth() if settings.ble != "off" else None
+        self.files = RamFiles()
+        config = None
+        yield "harness"  # what the harness itself holds: tools/memory/report.py subtracts it
+        if "harness_only" in self.features:
+            return
+        self.standins.add("runtime")  # what the chip's build holds at its REPL and this build does not
+        import wiring
+
+        yield "wiring imported"
+        # The native code the chip loads at boot (rules core, LED paint, matrix reads): the chip's
+        # bytes above this build's plain twins, made where the chip's imports make them.
+        self.standins.add("boot_native")
+        self.board = wiring.boot(settings, self.pico.machine, self.pico.neopixel, self.console.write, self.files,
+                                 self.bluetooth, online=False)
+        wiring = None
+        self.t = time.ticks_ms()
+        self.board.link.use("board")  # a PC that speaks: the held messages go out
+        yield "ready"
+        for _ in range(4):
+            self.run(50)
+            yield ""
+
+    def _script(self):
+        for label in self._boot():
+            yield label
+        if self.board is None:
+            return
+        for feature in self.features:
+            for label in getattr(self, "_" + feature)():
+                yield label
+
+    # ------------------------------------------------------------------ features
+
+    def _game(self):
+        """A game of two players: 12 plies, the board still between them (saves)."""
+        for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5c6", "d7c6", "e1g1", "f7f6", "d2d4", "e5d4"):
+            for label in self.move(uci):
+                yield label
+            self.run(400)
+            yield "saved"
+
+    def _engine(self):
+        """The board's engine at the level of the settings, playing black: 1. e4 and its answer,
+        then two more moves, its arrays and code in the heap throughout."""
+        for label in self._engine_game(("e2e4", "d2d4", "g1f3")):
+            yield label
+
+    def _engine_game(self, moves):
+        self.command("engine black %d" % self.level())
+        self.standins.add("engine_native")
+        yield "engine ready"
+        for uci in moves:
+            for label in self.move(uci):
+                yield label
+            for label in self._engine_replies():
+                yield label
+
+    def level(self):
+        return self.board.app.settings.level
+
+    def _engine_replies(self):
+        """Scans until the engine has lit its move, then the hand makes it."""
+        app = self.board.app
+        ref = app.referee
+        for i in range(1000):  # 100 s at most: level 8 thinks a minute
+            self.run(400, period=100)
+            if ref.remote:
+                break
+            if i % 5 == 0:
+                yield "engine thinking"
+        if not ref.remote:
+            yield "engine gave no move"
+            return
+        from core.position import move_uci
+
+        uci = move_uci(ref.remote)
+        yield "engine plays " + uci
+        for label in self.move(uci):
+            yield label
+
+    def _usb_cpp(self):
+        """A chess program speaks CPP over USB: a round with two moves, then its end."""
+        for line in ("feature msg", "begin"):
+            self.command(line)
+            yield "usb cpp " + line
+        for uci in ("e2e4", "e7e5"):
+            for label in self.move(uci):
+                yield label
+        self.command("end")
+        yield "usb cpp end"
+
+    def _usb_chesslink(self):
+        """A ChessLink host over USB: version, status, a move followed."""
+        for body in ("V", "S"):
+            self.board.link.feed(chesslink(body))
+            self.run(20)
+            yield "usb chesslink " + body
+        for label in self.move("g1f3"):
+            yield label
+
+    def _ble_cpp(self):
+        """A phone app connects over BLE and plays a CPP round: begin, feature msg, moves."""
+        radio = self.bluetooth.radio
+        link = self.board.app.ble
+        radio.event(1, (1, 0, b"\x00" * 6))  # _IRQ_CENTRAL_CONNECT
+        self.run(20)
+        for text in ("feature msg", "begin", "get_state"):
+            radio.write(1, link.cpp_rx, text.encode())
+            self.run(20)
+            yield "cpp " + text
+        for uci in ("e2e4", "e7e5"):
+            for label in self.move(uci):
+                yield label
+        radio.event(2, (1, 0, b"\x00" * 6))  # _IRQ_CENTRAL_DISCONNECT
+        self.run(50)
+        yield "cpp app gone"
+
+    def _ble_cpp_round(self):
+        """A phone app connects over BLE and stays in a CPP round (the engine's game then runs
+        under it)."""
+        radio = self.bluetooth.radio
+        link = self.board.app.ble
+        radio.event(1, (1, 0, b"\x00" * 6))  # _IRQ_CENTRAL_CONNECT
+        self.run(20)
+        for text in ("feature msg", "begin"):
+            radio.write(1, link.cpp_rx, text.encode())
+            self.run(20)
+            yield "cpp " + text
+
+    def _ble_chesslink(self):
+        """A Millennium app connects and asks for the status, then follows a move."""
+        radio = self.bluetooth.radio
+        link = self.board.app.ble
+        radio.event(1, (1, 0, b"\x00" * 6))
+        self.run(20)
+        for body in ("V", "S"):
+            radio.write(1, link.chesslink_write, chesslink(body))
+            self.run(40)
+            yield "chesslink " + body
+        for label in self.move("g1f3"):
+            yield label
+        radio.event(2, (1, 0, b"\x00" * 6))
+        self.run(50)
+        yield "chesslink app gone"
+
+    def _engine_loaded(self):
+        """The engine asked for over USB (`engine black LEVEL`), nothing played yet: the point
+        tools/memory/chips.py's calibration compares with the chip."""
+        self.board.link.feed("engine black %d\n" % self.level())
+        yield "engine loaded"
