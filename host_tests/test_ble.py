@@ -233,6 +233,39 @@ def test_cpp_disconnect_mid_move_and_reconnect(rigs):
     assert c.take()[-1] == "sync rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"
 
 
+@pytest.mark.parametrize("moves", [["e2e4", "e7e5"], []])
+def test_a_piece_in_the_air_when_the_app_drops_is_reported_when_it_comes_down(rigs, moves):
+    # The bishop (or, before the first move, the e-pawn) is lifted, the phone walks out of range,
+    # comes back and begins the game as it stands: the piece still in the air is part of a move
+    # in progress, not a board out of step, and putting it down is the app's next `move`.
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + " w")
+    for uci in moves:
+        rig.play(uci)
+        c.run(0)
+        if c.peripheral_move:
+            c.accept()
+        else:
+            c.move(uci)
+    lifted, landing = ("f1", "c4") if moves else ("e2", "e4")
+    rig.lift(lifted)
+    phone.disconnect()
+    rig.run(400)
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(" ".join(rig.game.fen().split()[:2]))
+    assert c.take()[-1] == "sync " + " ".join(rig.game.fen().split()[:2])
+    rig.place(landing, ms=400)
+    c.run(0)
+    assert c.take()[-1] == "move " + lifted + landing
+    assert rig.game.uci_moves() == moves + [lifted + landing]
+
+
 def test_a_second_central_is_refused_and_the_first_goes_on(rigs):
     rig = rigs()
     first = rig.phone()
