@@ -13,6 +13,7 @@ from ble_rig import BleCentralRig, BleRig
 from link.link import CHESSLINK, CPP
 from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, advertising
 from test_cpp import ALL, Central
+from core.position import parse_square
 from test_link import START_PLACEMENT, Rig
 
 pytest.importorskip("bumble", reason="bumble (requirements-dev.txt) is the phone of these tests")
@@ -149,18 +150,16 @@ def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
     phone.write("begin " + fen)
     pieces = [v for _, v in rig.radio.writes[before:]]
     assert [len(p) for p in pieces] == [18, 18, 18, 8]
-    assert rig.game.fen() == fen and rig.ble.link.sessions["cpp"].round
-    # Its answer (sync and the FEN, 62 bytes) cannot go in one notification at MTU 23: not cut,
-    # not sent, and the USB console says why.
-    assert phone.take() == []
-    assert any("does not fit MTU 23" in text for text in rig.console)
-    # 36 bytes, two whole pieces: held until HOLD_MS passed without a rest.
+    # Put back together, it is one begin, answered once: refused, because no round fits MTU 23
+    # (test_a_round_the_mtu_cannot_carry_is_refused_with_the_reason).
+    assert [v.decode() for v in phone.take()] == ["err MTU 23, need 100"]
+    # 36 bytes, two whole pieces: held until HOLD_MS passed without a rest, then one command.
     before = len(rig.radio.writes)
     phone.write("begin 4k3/8/8/8/8/8/8/4K3 w - - 10 1")
     assert [len(v) for _, v in rig.radio.writes[before:]] == [18, 18]
     assert rig.ble.holding
     rig.run(HOLD_MS + 10)
-    assert not rig.ble.holding and rig.game.fen() == "4k3/8/8/8/8/8/8/4K3 w - - 10 1"
+    assert not rig.ble.holding and [v.decode() for v in phone.take()] == ["err MTU 23, need 100"]
     # A whole command of exactly 18 bytes followed by another: both run at once, in order.
     phone.write("feature undo_offer", poll=False)
     phone.write("feature msg")
@@ -169,6 +168,62 @@ def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
     # An err goes out shortened to fit, never cut by the stack in the middle of nowhere.
     phone.write("hello there")
     assert [v.decode() for v in phone.take()] == ["err unknown command:"]
+
+
+def test_a_round_the_mtu_cannot_carry_is_refused_with_the_reason(rigs):
+    # A CPP app takes each notification as one whole command (chess_peripheral_driver's
+    # BleStringSerial, blichess): a sync line split over notifications would reach it as three
+    # commands, and one not sent leaves it waiting for ever. So at an MTU too small for the
+    # round's lines the board refuses begin and get_state at once, in 20 bytes, and changes nothing.
+    rig = rigs()
+    phone = rig.phone(mtu=23)
+    phone.connect()
+    assert rig.ble.mtu == 23
+    c = _central(rig, phone)
+    c.negotiate(("msg",))  # short answers go at any MTU
+    assert c.features == ["msg"]
+    fen = rig.game.fen()
+    for begin, need in (("begin " + START_PLACEMENT + " w KQkq - 0 1", 100), ("begin " + START_PLACEMENT + " w", 83)):
+        phone.write(begin)
+        assert [v.decode() for v in phone.take()] == ["err MTU 23, need %d" % need]
+        assert not rig.ble.link.sessions["cpp"].round and rig.game.fen() == fen
+    phone.write("get_state")
+    assert [v.decode() for v in phone.take()] == ["err MTU 23, need 80"]
+    assert not rig.ble.link.sessions["cpp"].streaming
+    said = [text for text in rig.console if "refused" in text]
+    assert said[0] == (
+        "ble: CPP begin refused: this app's MTU is 23, and a CPP app takes each notification as one"
+        " whole line, so its lines of up to 97 bytes need an MTU of 100"
+    )
+    assert rig.ble.dropped == 0  # nothing was left unsent: the app heard why
+    rig.lift("e2")
+    rig.place("e4", ms=400)
+    assert phone.take() == []  # no round: the board says nothing unasked
+
+
+@pytest.mark.parametrize("mtu,fields", [(83, " w"), (100, " w KQkq - 0 1")])
+def test_a_round_goes_at_the_mtu_the_refusal_names_and_its_widest_lines_fit(rigs, mtu, fields):
+    # At exactly the MTU the refusal names the round goes on: pieces set down on every other
+    # square of ranks 3 to 6 make the widest placement there is (8 characters a rank, 71 in all),
+    # and its unsync line still goes whole.
+    from link.ble import cpp_line_max
+
+    rig = rigs()
+    phone = rig.phone(mtu=mtu)
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + fields)
+    assert c.take()[-1] == "sync " + START_PLACEMENT + fields
+    for rank in "3456":
+        for file in ("bdfh" if rank in "35" else "aceg"):
+            rig.vm.place(parse_square(file + rank))
+    c.run(300)
+    line = c.take()[0]
+    placement = line.split()[1]
+    assert line.startswith("unsync ") and len(placement) == 71 and placement.count("?") == 16
+    assert len(line) <= cpp_line_max("begin", len(fields.split()) + 1) == mtu - 3
+    assert rig.ble.dropped == 0 and not any("does not fit" in text for text in rig.console)
 
 
 def test_garbage_cpp_writes_get_one_err_each_and_change_nothing(rigs):

@@ -20,9 +20,14 @@
 #     itself. ChessLink is a stream and needs none of this.
 #   - a notification longer than MTU-3 is cut. So the board asks for a larger MTU itself as soon
 #     as a central connects (gattc_exchange_mtu, answered by the phone's stack: 185 on iOS, 517 on
-#     Android), and answers a central's request with PREFERRED_MTU. A CPP line that still does not
-#     fit (a central whose stack stays at 23) is never cut: `msg`/`err` lose the end of their
-#     text, any other line is not sent and the USB console says so.
+#     Android), and answers a central's request with PREFERRED_MTU.
+#   - a CPP app takes each notification as one whole command: chess_peripheral_driver's
+#     BleStringSerial decodes every notification value into one command string, and blichess does
+#     the same; none joins notifications. So a CPP line is never split: a round (`begin`) or a
+#     state stream (`get_state`) whose longest line (cpp_line_max) would not fit MTU-3 is refused
+#     at once with `err MTU N, need M` (20 bytes: it fits MTU 23) and the reason on the USB
+#     console, and the board stays as it is. A line that still does not fit is never cut: `msg`/
+#     `err` lose the end of their text, any other line is not sent and the USB console says so.
 #
 # Connections come and go: one central at a time (advertising stops while one is connected, and a
 # second one that connects anyway is disconnected at once); when it goes, the Link leaves its
@@ -114,6 +119,21 @@ def advertising(services):
     if services == "chesslink":
         return flags + _ad(0x09, name), _ad(0x07, _uuid128(CHESSLINK_SERVICE))
     return flags + _ad(0x07, _uuid128(CPP_SERVICE)), _ad(0x09, name)
+
+
+# The widest each FEN field can be after the placement, with its space: side " w", castling
+# " KQkq", en passant " e3", halfmove clock " 150" (the 75-move rule ends the game there), move
+# number " 9999".
+_FIELD_WIDTHS = (2, 5, 3, 4, 5)
+_PLACEMENT_MAX = const(71)  # 8 ranks of at most 8 characters each, and 7 slashes
+
+
+def cpp_line_max(word, fields):
+    """The longest line a CPP session started by `word` (begin or get_state) may send, the central
+    using `fields` FEN fields: `unsync FEN` in a round, `state PLACEMENT` in a state stream."""
+    if word == "get_state":
+        return len("state ") + _PLACEMENT_MAX
+    return len("unsync ") + _PLACEMENT_MAX + sum(_FIELD_WIDTHS[: max(0, min(fields, 6) - 1)])
 
 
 def complete_cpp(text):
@@ -366,8 +386,23 @@ class BleLink:
             # A capital letter would start a ChessLink message on the USB framing: not CPP's.
             link.err("not a CPP command: write ignored")
             return
+        if data.startswith(b"begin") or data.startswith(b"get_state"):
+            word, _, rest = bytes(data).partition(b" ")
+            need = cpp_line_max(word.decode(), len(rest.split())) + 3
+            if need > self.mtu and word in (b"begin", b"get_state"):
+                self._refuse_round(word.decode(), need)
+                return
         link.feed(data)
         link.feed(b"\n")
+
+    def _refuse_round(self, word, need):
+        """A round the MTU cannot carry: refused before it changes anything, the reason first so
+        that it survives being shortened to MTU-3 bytes."""
+        self.link.err("MTU %d, need %d (the phone must raise the MTU for CPP)" % (self.mtu, need))
+        self.console(
+            "ble: CPP %s refused: this app's MTU is %d, and a CPP app takes each notification as one"
+            " whole line, so its lines of up to %d bytes need an MTU of %d" % (word, self.mtu, need - 3, need)
+        )
 
     # ------------------------------------------------------------------ output
 
@@ -381,7 +416,7 @@ class BleLink:
                 continue
             if len(line) > room:
                 if line.startswith("msg ") or line.startswith("err "):
-                    line = line[:room]
+                    line = line[:room].rstrip()
                 else:
                     self.dropped += 1
                     self.console(
