@@ -492,6 +492,24 @@ def test_chesslink_garbage_is_ignored_and_changes_nothing(rigs):
     assert client.messages() == ["v0103"]
 
 
+def test_a_stray_chesslink_letter_in_garbage_never_swallows_the_next_message(rigs):
+    # "hello SR" holds two command letters: the S starts a message that the R cannot belong to,
+    # and the R one that the next message's letter cannot: both dropped at once, and the app's
+    # next message is answered in the same scan, not a second later.
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    client = ChessLinkClient(phone, True)
+    client.send("W0201")
+    assert client.messages() == ["w0201"]
+    phone.write(b"hello SR", name="chesslink_rx", poll=False)
+    client.send("V")
+    assert client.messages() == ["v0103"]
+    phone.write(b"L32" + b"00" * 20, name="chesslink_rx", poll=False)  # an L cut short
+    client.send("I")
+    assert client.messages() == ["i0055mm"]
+
+
 def test_chesslink_reconnection_gets_the_status_with_what_changed(rigs):
     rig = rigs()
     phone = rig.phone()
