@@ -7,6 +7,8 @@
 # as python-mchess does (block check, odd parity) and reassembles the board's notifications by the
 # message lengths of ChessLink; both sessions are also run over the USB link, and must say the same
 # lines (the same bytes) in the same order.
+import sys
+
 import chess
 import pytest
 from ble_rig import BleCentralRig, BleRig
@@ -672,6 +674,28 @@ def test_ble_on_wants_the_pico_w_led_not_gp25():
     assert e.value.key == "status_led_pin" and "chip select" in str(e.value)
     assert config.Settings().updated({"ble": "both", "status_led_pin": "LED"}).ble == "both"
     assert config.Settings().updated({"ble": "cpp", "status_led_pin": None}).ble == "cpp"
+
+
+def test_the_readmes_ble_both_works_on_a_fresh_pico_w(monkeypatch, tmp_path):
+    # A fresh Pico W: no board.json. MicroPython names the board, the firmware takes the radio
+    # chip's LED for its status LED, and `ble both` is saved and applied, and main.py drives "LED",
+    # never GP25 (the radio's chip select).
+    import config
+    import main
+    from hardware.fake import FakeBluetooth
+    from link.ble_command import run
+    from test_main_loop import FakePico
+
+    monkeypatch.setattr(sys.implementation, "_machine", "Raspberry Pi Pico W with RP2040", raising=False)
+    monkeypatch.chdir(tmp_path)
+    usb = Rig()
+    run(usb.link, "both", "board.json", bluetooth=FakeBluetooth())
+    assert usb.lines() == ["ble both"] and usb.app.ble.services == "both"
+    settings, problem = config.load_or_default("board.json")
+    assert problem is None and settings.ble == "both" and settings.status_led_pin == "LED"
+    pico = FakePico(settings)
+    main.build(settings, pico.machine, pico.neopixel, [].append, bluetooth=FakeBluetooth())
+    assert "LED" in pico.made and 25 not in pico.made
 
 
 def test_the_projects_chesslink_host_follows_a_game_over_ble(rigs):
