@@ -29,7 +29,8 @@ def parser():
     sub = ap.add_subparsers(dest="what", required=True)
     e = sub.add_parser("engine", help="play a UCI engine (Stockfish by default)")
     e.add_argument("--engine", help="the engine's command line (default: stockfish, /usr/games/stockfish)")
-    e.add_argument("--elo", type=int, help="the engine's strength (UCI_Elo; Stockfish: 1320-3190)")
+    e.add_argument("--elo", type=int, help="the engine's strength (UCI_Elo), held to the range the engine announces "
+                   "(Debian 12's Stockfish 15.1: 1350-2850; Stockfish 16 and later: 1320-3190)")
     e.add_argument("--time", type=float, help="the engine's time per move in seconds (default 1; with --clock: "
                    "the engine's own time management on its clock)")
     e.add_argument("--depth", type=int, help="search this many plies instead of a time")
