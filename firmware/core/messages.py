@@ -130,7 +130,7 @@ def _error(position, kind, squares):
     return ""
 
 
-def _move_words(position, uci):
+def move_san(position, uci):
     """The move as a player writes it, its SAN ('Qxb1', 'e8=Q+'): position is the game's as the
     line is printed, with the move made (the board reads it, then says so) or still to make;
     'b6-b1' when it is neither there (a position that is not the game's)."""
@@ -194,7 +194,7 @@ def explain(line, position):
     if kind == "new":
         return "new game: the start position was set up"
     if kind == "read" and len(words) >= 2 and 4 <= len(words[1]) <= 5:
-        return "read the last move, %s, from the board" % _move_words(position, words[1])
+        return "read the last move, %s, from the board" % move_san(position, words[1])
     if kind == "choose" and len(words) >= 3:
         squares = []
         for w in words[1:]:
