@@ -13,7 +13,7 @@ import chess
 import pytest
 from ble_rig import BleCentralRig, BleRig
 from link.link import CHESSLINK, CPP
-from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, advertising
+from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, MTU_ALWAYS_ENOUGH, advertising
 from test_cpp import ALL, Central
 from core.position import parse_square
 from test_link import START_PLACEMENT, Rig
@@ -208,7 +208,7 @@ def test_a_round_goes_at_the_mtu_the_refusal_names_and_its_widest_lines_fit(rigs
     # At exactly the MTU the refusal names the round goes on: pieces set down on every other
     # square of ranks 3 to 6 make the widest placement there is (8 characters a rank, 71 in all),
     # and its unsync line still goes whole.
-    from link.ble import cpp_line_max
+    from link.ble_mtu import cpp_line_max
 
     rig = rigs()
     phone = rig.phone(mtu=mtu)
@@ -224,7 +224,8 @@ def test_a_round_goes_at_the_mtu_the_refusal_names_and_its_widest_lines_fit(rigs
     line = c.take()[0]
     placement = line.split()[1]
     assert line.startswith("unsync ") and len(placement) == 71 and placement.count("?") == 16
-    assert len(line) <= cpp_line_max("begin", len(fields.split()) + 1) == mtu - 3
+    assert len(line) <= cpp_line_max(b"begin", len(fields.split()) + 1) == mtu - 3
+    assert cpp_line_max(b"begin", 6) + 3 == MTU_ALWAYS_ENOUGH  # from there on nothing is checked
     assert rig.ble.dropped == 0 and not any("does not fit" in text for text in rig.console)
 
 

@@ -24,9 +24,9 @@
 #   - a CPP app takes each notification as one whole command: chess_peripheral_driver's
 #     BleStringSerial decodes every notification value into one command string, and blichess does
 #     the same; none joins notifications. So a CPP line is never split: a round (`begin`) or a
-#     state stream (`get_state`) whose longest line (cpp_line_max) would not fit MTU-3 is refused
-#     at once with `err MTU N, need M` (20 bytes: it fits MTU 23) and the reason on the USB
-#     console, and the board stays as it is. A line that still does not fit is never cut: `msg`/
+#     state stream (`get_state`) whose longest line would not fit MTU-3 is refused at once with
+#     `err MTU N, need M` (20 bytes: it fits MTU 23) and the reason on the USB console, and the
+#     board stays as it is (link/ble_mtu.py, loaded only below MTU_ALWAYS_ENOUGH). A line that still does not fit is never cut: `msg`/
 #     `err` lose the end of their text, any other line is not sent and the USB console says so.
 #
 # Connections come and go: one central at a time (advertising stops while one is connected, and a
@@ -73,6 +73,9 @@ DEFAULT_MTU = const(23)
 # Asked for at connection and answered to a central's request: a 128-byte CPP line and its 3 bytes
 # of ATT header fit with room, and a ChessLink status report (67 bytes) goes in one notification.
 PREFERRED_MTU = const(247)
+# From this MTU on every line of a CPP round fits a notification (its longest, 97 bytes with six FEN
+# fields, and ATT's 3): below it link/ble_mtu.py checks a round before it begins.
+MTU_ALWAYS_ENOUGH = const(100)
 # How long a write piece of exactly MTU-5 bytes waits for its rest. The pieces of one long write
 # come one per ATT request and response, one or two connection intervals apart (7.5-50 ms each).
 HOLD_MS = const(250)
@@ -119,21 +122,6 @@ def advertising(services):
     if services == "chesslink":
         return flags + _ad(0x09, name), _ad(0x07, _uuid128(CHESSLINK_SERVICE))
     return flags + _ad(0x07, _uuid128(CPP_SERVICE)), _ad(0x09, name)
-
-
-# The widest each FEN field can be after the placement, with its space: side " w", castling
-# " KQkq", en passant " e3", halfmove clock " 150" (the 75-move rule ends the game there), move
-# number " 9999".
-_FIELD_WIDTHS = (2, 5, 3, 4, 5)
-_PLACEMENT_MAX = const(71)  # 8 ranks of at most 8 characters each, and 7 slashes
-
-
-def cpp_line_max(word, fields):
-    """The longest line a CPP session started by `word` (begin or get_state) may send, the central
-    using `fields` FEN fields: `unsync FEN` in a round, `state PLACEMENT` in a state stream."""
-    if word == "get_state":
-        return len("state ") + _PLACEMENT_MAX
-    return len("unsync ") + _PLACEMENT_MAX + sum(_FIELD_WIDTHS[: max(0, min(fields, 6) - 1)])
 
 
 def complete_cpp(text):
@@ -386,23 +374,15 @@ class BleLink:
             # A capital letter would start a ChessLink message on the USB framing: not CPP's.
             link.err("not a CPP command: write ignored")
             return
-        if data.startswith(b"begin") or data.startswith(b"get_state"):
-            word, _, rest = bytes(data).partition(b" ")
-            need = cpp_line_max(word.decode(), len(rest.split())) + 3
-            if need > self.mtu and word in (b"begin", b"get_state"):
-                self._refuse_round(word.decode(), need)
+        if self.mtu < MTU_ALWAYS_ENOUGH and (data.startswith(b"begin") or data.startswith(b"get_state")):
+            from link.ble_mtu import refusal  # noqa: PLC0415 - only an app that kept a small MTU
+
+            why = refusal(data, self.mtu, self.console)
+            if why is not None:
+                link.err(why)
                 return
         link.feed(data)
         link.feed(b"\n")
-
-    def _refuse_round(self, word, need):
-        """A round the MTU cannot carry: refused before it changes anything, the reason first so
-        that it survives being shortened to MTU-3 bytes."""
-        self.link.err("MTU %d, need %d (the phone must raise the MTU for CPP)" % (self.mtu, need))
-        self.console(
-            "ble: CPP %s refused: this app's MTU is %d, and a CPP app takes each notification as one"
-            " whole line, so its lines of up to %d bytes need an MTU of %d" % (word, self.mtu, need - 3, need)
-        )
 
     # ------------------------------------------------------------------ output
 
