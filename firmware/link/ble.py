@@ -26,8 +26,9 @@
 #     the same; none joins notifications. So a CPP line is never split: a round (`begin`) or a
 #     state stream (`get_state`) whose longest line would not fit MTU-3 is refused at once with
 #     `err MTU N, need M` (20 bytes: it fits MTU 23) and the reason on the USB console, and the
-#     board stays as it is (link/ble_mtu.py, loaded only below MTU_ALWAYS_ENOUGH). A line that still does not fit is never cut: `msg`/
-#     `err` lose the end of their text, any other line is not sent and the USB console says so.
+#     board stays as it is (link/ble_mtu.py, loaded only below MTU_ALWAYS_ENOUGH). A line that
+#     still does not fit is never cut: `msg`/`err` lose the end of their text, any other line is
+#     not sent and the USB console says so.
 #
 # Connections come and go: one central at a time (advertising stops while one is connected, and a
 # second one that connects anyway is disconnected at once); when it goes, the Link leaves its
