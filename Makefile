@@ -15,9 +15,12 @@
 #   make bench-pico         only the Pico's figures (tools/bench/bench.py --only pico)
 #   make schematic          rewrite hardware/schematic/ (KiCad netlists, ERC reports, pictures) from tools/schematic/
 #   make play               the PC companion: the board against Stockfish (PLAY_ARGS="lichess --seek 15+10", ...)
+#   make flash              compile firmware/ for the RP2040 and copy what changed to the Pico (PORT=/dev/ttyACM0)
+#   make flash-files        ... only compile and list what a flash would copy (no board needed)
+#   make repl               the Pico's console (Ctrl-] leaves)
 #
 # Select portable test modules or functions with TESTS, pytest options with PYTEST_ARGS:
-#   make test-micropython TESTS="test_position test_debounce.test_bounce"
+#   make test-micropython TESTS="test_position test_debounce.test_bouncing_contacts_sampled_every_ms"
 #   make test-cpython PYTEST_ARGS="-k castling -x"
 
 PYTHON ?= python3
@@ -161,9 +164,6 @@ play: $(PY_STAMP)
 # a browser the test skips, except where CI=true: there it fails.
 test-browser: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV_BIN)/pytest -q host_tests/test_browser.py $(PYTEST_ARGS)
-
-# Targets still to come, each added with the tool it runs:
-# flash (mpremote copies build/ or firmware/ to a Pico; needs the board attached).
 
 clean:
 	rm -rf build .pytest_cache

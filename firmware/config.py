@@ -11,6 +11,7 @@
 # Squares: row_pins[r] drives rank r+1 and column_pins[f] reads file "abcdefgh"[f], so the switch
 # at (r, f) is square 8*r + f (a1 = 0 ... h8 = 63).
 import json
+import sys
 from micropython import const
 
 # RP2040 SIO GPIO_IN: one 32-bit read returns the input level of GPIO 0-29, so the 8 columns on
@@ -46,6 +47,18 @@ HEADER_GPIOS = (
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 26, 27, 28,
 )  # fmt: skip
 ONBOARD_LED_GPIO = const(25)
+
+
+def board_led(machine_name=None):
+    """The status LED of the board MicroPython runs on: "LED" on a Pico W or Pico 2 W, whose LED
+    hangs off the radio chip (GP25 is that chip's SPI chip select: a heartbeat on it would disturb
+    Wi-Fi and Bluetooth), else GP25. machine_name: sys.implementation._machine, e.g. "Raspberry Pi
+    Pico W with RP2040" (CPython and the unix port name no Pico: GP25)."""
+    if machine_name is None:
+        machine_name = getattr(sys.implementation, "_machine", "")
+    if "Pico W" in machine_name or "Pico 2 W" in machine_name:
+        return "LED"
+    return ONBOARD_LED_GPIO
 
 LED_TYPES = ("ws2812", "max7219")
 LED_CHAINS = ("serpentine", "rows")
@@ -91,6 +104,7 @@ FIELDS = (
     # The MAX7219 takes 10 MHz; 1 MHz leaves margin for the 74AHCT125, long wires and the
     # resistor divider on DOUT, and 8 register writes still take well under 1 ms.
     ("spi_baudrate", _INT, 1000000, 10000, 10000000),
+    # (On a Pico W or Pico 2 W the default is "LED": Settings() asks board_led().)
     ("status_led_pin", _LED_PIN, ONBOARD_LED_GPIO, None, None),
     # The optional clock display: an SSD1306 128x64 OLED on I2C (hardware/oled.md). null: none
     # fitted. Its I2C block's SDA on an even GPIO, SCL on the odd one after it, e.g. 26 and 27 on I2C1.
@@ -256,6 +270,7 @@ class Settings:
     def __init__(self):
         for key, kind, default, low, high in FIELDS:
             setattr(self, key, default)
+        self.status_led_pin = board_led()  # the board's own LED: a Pico W's is not GP25
         self.column_base = self.column_pins[0]
 
     def copy(self):

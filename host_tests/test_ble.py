@@ -7,12 +7,15 @@
 # as python-mchess does (block check, odd parity) and reassembles the board's notifications by the
 # message lengths of ChessLink; both sessions are also run over the USB link, and must say the same
 # lines (the same bytes) in the same order.
+import sys
+
 import chess
 import pytest
 from ble_rig import BleCentralRig, BleRig
 from link.link import CHESSLINK, CPP
-from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, advertising
+from link.ble import CHESSLINK_NAME, CPP_SERVICE, HOLD_MS, MTU_ALWAYS_ENOUGH, advertising
 from test_cpp import ALL, Central
+from core.position import parse_square
 from test_link import START_PLACEMENT, Rig
 
 pytest.importorskip("bumble", reason="bumble (requirements-dev.txt) is the phone of these tests")
@@ -149,18 +152,16 @@ def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
     phone.write("begin " + fen)
     pieces = [v for _, v in rig.radio.writes[before:]]
     assert [len(p) for p in pieces] == [18, 18, 18, 8]
-    assert rig.game.fen() == fen and rig.ble.link.sessions["cpp"].round
-    # Its answer (sync and the FEN, 62 bytes) cannot go in one notification at MTU 23: not cut,
-    # not sent, and the USB console says why.
-    assert phone.take() == []
-    assert any("does not fit MTU 23" in text for text in rig.console)
-    # 36 bytes, two whole pieces: held until HOLD_MS passed without a rest.
+    # Put back together, it is one begin, answered once: refused, because no round fits MTU 23
+    # (test_a_round_the_mtu_cannot_carry_is_refused_with_the_reason).
+    assert [v.decode() for v in phone.take()] == ["err MTU 23, need 100"]
+    # 36 bytes, two whole pieces: held until HOLD_MS passed without a rest, then one command.
     before = len(rig.radio.writes)
     phone.write("begin 4k3/8/8/8/8/8/8/4K3 w - - 10 1")
     assert [len(v) for _, v in rig.radio.writes[before:]] == [18, 18]
     assert rig.ble.holding
     rig.run(HOLD_MS + 10)
-    assert not rig.ble.holding and rig.game.fen() == "4k3/8/8/8/8/8/8/4K3 w - - 10 1"
+    assert not rig.ble.holding and [v.decode() for v in phone.take()] == ["err MTU 23, need 100"]
     # A whole command of exactly 18 bytes followed by another: both run at once, in order.
     phone.write("feature undo_offer", poll=False)
     phone.write("feature msg")
@@ -169,6 +170,63 @@ def test_mtu_23_long_writes_arrive_in_pieces_and_are_put_back_together(rigs):
     # An err goes out shortened to fit, never cut by the stack in the middle of nowhere.
     phone.write("hello there")
     assert [v.decode() for v in phone.take()] == ["err unknown command:"]
+
+
+def test_a_round_the_mtu_cannot_carry_is_refused_with_the_reason(rigs):
+    # A CPP app takes each notification as one whole command (chess_peripheral_driver's
+    # BleStringSerial, blichess): a sync line split over notifications would reach it as three
+    # commands, and one not sent leaves it waiting for ever. So at an MTU too small for the
+    # round's lines the board refuses begin and get_state at once, in 20 bytes, and changes nothing.
+    rig = rigs()
+    phone = rig.phone(mtu=23)
+    phone.connect()
+    assert rig.ble.mtu == 23
+    c = _central(rig, phone)
+    c.negotiate(("msg",))  # short answers go at any MTU
+    assert c.features == ["msg"]
+    fen = rig.game.fen()
+    for begin, need in (("begin " + START_PLACEMENT + " w KQkq - 0 1", 100), ("begin " + START_PLACEMENT + " w", 83)):
+        phone.write(begin)
+        assert [v.decode() for v in phone.take()] == ["err MTU 23, need %d" % need]
+        assert not rig.ble.link.sessions["cpp"].round and rig.game.fen() == fen
+    phone.write("get_state")
+    assert [v.decode() for v in phone.take()] == ["err MTU 23, need 80"]
+    assert not rig.ble.link.sessions["cpp"].streaming
+    said = [text for text in rig.console if "refused" in text]
+    assert said[0] == (
+        "ble: CPP begin refused: this app's MTU is 23, and a CPP app takes each notification as one"
+        " whole line, so its lines of up to 97 bytes need an MTU of 100"
+    )
+    assert rig.ble.dropped == 0  # nothing was left unsent: the app heard why
+    rig.lift("e2")
+    rig.place("e4", ms=400)
+    assert phone.take() == []  # no round: the board says nothing unasked
+
+
+@pytest.mark.parametrize("mtu,fields", [(83, " w"), (100, " w KQkq - 0 1")])
+def test_a_round_goes_at_the_mtu_the_refusal_names_and_its_widest_lines_fit(rigs, mtu, fields):
+    # At exactly the MTU the refusal names the round goes on: pieces set down on every other
+    # square of ranks 3 to 6 make the widest placement there is (8 characters a rank, 71 in all),
+    # and its unsync line still goes whole.
+    from link.ble_mtu import cpp_line_max
+
+    rig = rigs()
+    phone = rig.phone(mtu=mtu)
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + fields)
+    assert c.take()[-1] == "sync " + START_PLACEMENT + fields
+    for rank in "3456":
+        for file in ("bdfh" if rank in "35" else "aceg"):
+            rig.vm.place(parse_square(file + rank))
+    c.run(300)
+    line = c.take()[0]
+    placement = line.split()[1]
+    assert line.startswith("unsync ") and len(placement) == 71 and placement.count("?") == 16
+    assert len(line) <= cpp_line_max(b"begin", len(fields.split()) + 1) == mtu - 3
+    assert cpp_line_max(b"begin", 6) + 3 == MTU_ALWAYS_ENOUGH  # from there on nothing is checked
+    assert rig.ble.dropped == 0 and not any("does not fit" in text for text in rig.console)
 
 
 def test_garbage_cpp_writes_get_one_err_each_and_change_nothing(rigs):
@@ -231,6 +289,39 @@ def test_cpp_disconnect_mid_move_and_reconnect(rigs):
     rig.place("g1", ms=400)
     c.run(0)
     assert c.take()[-1] == "sync rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"
+
+
+@pytest.mark.parametrize("moves", [["e2e4", "e7e5"], []])
+def test_a_piece_in_the_air_when_the_app_drops_is_reported_when_it_comes_down(rigs, moves):
+    # The bishop (or, before the first move, the e-pawn) is lifted, the phone walks out of range,
+    # comes back and begins the game as it stands: the piece still in the air is part of a move
+    # in progress, not a board out of step, and putting it down is the app's next `move`.
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(START_PLACEMENT + " w")
+    for uci in moves:
+        rig.play(uci)
+        c.run(0)
+        if c.peripheral_move:
+            c.accept()
+        else:
+            c.move(uci)
+    lifted, landing = ("f1", "c4") if moves else ("e2", "e4")
+    rig.lift(lifted)
+    phone.disconnect()
+    rig.run(400)
+    phone.connect()
+    c = _central(rig, phone)
+    c.negotiate(ALL)
+    c.begin(" ".join(rig.game.fen().split()[:2]))
+    assert c.take()[-1] == "sync " + " ".join(rig.game.fen().split()[:2])
+    rig.place(landing, ms=400)
+    c.run(0)
+    assert c.take()[-1] == "move " + lifted + landing
+    assert rig.game.uci_moves() == moves + [lifted + landing]
 
 
 def test_a_second_central_is_refused_and_the_first_goes_on(rigs):
@@ -404,6 +495,24 @@ def test_chesslink_garbage_is_ignored_and_changes_nothing(rigs):
     assert client.messages() == ["v0103"]
 
 
+def test_a_stray_chesslink_letter_in_garbage_never_swallows_the_next_message(rigs):
+    # "hello SR" holds two command letters: the S starts a message that the R cannot belong to,
+    # and the R one that the next message's letter cannot: both dropped at once, and the app's
+    # next message is answered in the same scan, not a second later.
+    rig = rigs()
+    phone = rig.phone()
+    phone.connect()
+    client = ChessLinkClient(phone, True)
+    client.send("W0201")
+    assert client.messages() == ["w0201"]
+    phone.write(b"hello SR", name="chesslink_rx", poll=False)
+    client.send("V")
+    assert client.messages() == ["v0103"]
+    phone.write(b"L32" + b"00" * 20, name="chesslink_rx", poll=False)  # an L cut short
+    client.send("I")
+    assert client.messages() == ["i0055mm"]
+
+
 def test_chesslink_reconnection_gets_the_status_with_what_changed(rigs):
     rig = rigs()
     phone = rig.phone()
@@ -566,6 +675,28 @@ def test_ble_on_wants_the_pico_w_led_not_gp25():
     assert e.value.key == "status_led_pin" and "chip select" in str(e.value)
     assert config.Settings().updated({"ble": "both", "status_led_pin": "LED"}).ble == "both"
     assert config.Settings().updated({"ble": "cpp", "status_led_pin": None}).ble == "cpp"
+
+
+def test_the_readmes_ble_both_works_on_a_fresh_pico_w(monkeypatch, tmp_path):
+    # A fresh Pico W: no board.json. MicroPython names the board, the firmware takes the radio
+    # chip's LED for its status LED, and `ble both` is saved and applied, and main.py drives "LED",
+    # never GP25 (the radio's chip select).
+    import config
+    import main
+    from hardware.fake import FakeBluetooth
+    from link.ble_command import run
+    from test_main_loop import FakePico
+
+    monkeypatch.setattr(sys.implementation, "_machine", "Raspberry Pi Pico W with RP2040", raising=False)
+    monkeypatch.chdir(tmp_path)
+    usb = Rig()
+    run(usb.link, "both", "board.json", bluetooth=FakeBluetooth())
+    assert usb.lines() == ["ble both"] and usb.app.ble.services == "both"
+    settings, problem = config.load_or_default("board.json")
+    assert problem is None and settings.ble == "both" and settings.status_led_pin == "LED"
+    pico = FakePico(settings)
+    main.build(settings, pico.machine, pico.neopixel, [].append, bluetooth=FakeBluetooth())
+    assert "LED" in pico.made and 25 not in pico.made
 
 
 def test_the_projects_chesslink_host_follows_a_game_over_ble(rigs):

@@ -277,11 +277,17 @@ def the_layout(board, page, touch):
     # The status is under the board, on screen with it without scrolling; on a desktop the side
     # panel (moves, LEDs, events) is beside the board, on a phone below it.
     assert status["y"] >= b["y"] + b["height"] and status["y"] + status["height"] <= height
-    side = page.locator("#side").bounding_box()
     if touch:
-        assert side["y"] > b["y"] + b["height"]
+        # One column: the board in the middle of the screen, and the game's controls (the clock,
+        # the board's engine) on the first screen under it, with no scrolling.
+        frame = page.locator("#board-frame").bounding_box()
+        assert abs(frame["x"] - (width - frame["x"] - frame["width"])) <= 1, frame
+        assert page.locator("#game").bounding_box()["y"] > b["y"] + b["height"]
+        for control in ("#mode", "#clockin", "#clockform button[type=submit]", "#clockpause", "#opponent", "#level"):
+            box = page.locator(control).bounding_box()
+            assert box["y"] + box["height"] <= height, (control, box)
     else:
-        assert side["x"] >= b["x"] + b["width"]
+        assert page.locator("#side").bounding_box()["x"] >= b["x"] + b["width"]
     assert "White's pieces off the board" in page.inner_text("#tray-w")
     assert "Black's pieces off the board" in page.inner_text("#tray-b")
     intro = page.inner_text(".intro")
@@ -290,6 +296,16 @@ def the_layout(board, page, touch):
     else:
         assert "Shift" in intro and "Click a piece, then the square" in intro
     assert page.is_disabled("#takeback")  # strict mode: no takebacks
+    # ... and it looks it, as Pause does before a clock: dimmed, no pointer, beside live buttons.
+    for disabled in ("#takeback", "#clockpause"):
+        assert page.is_disabled(disabled)
+        assert looks_disabled(page, disabled) and not looks_disabled(page, "#flip"), disabled
+
+
+def looks_disabled(page, selector):
+    style = page.evaluate("(s) => { const c = getComputedStyle(document.querySelector(s));"
+                          " return [Number(c.opacity), c.cursor]; }", selector)
+    return style[0] <= 0.5 and style[1] == "not-allowed"
 
 
 def play_the_game(board, page, touch):
@@ -438,7 +454,7 @@ def a_promotion_tapped_round(board, page):
     page.fill("#fenin", "6nb/5Ppk/7p/8/8/8/8/K7 w - - 0 1")
     page.click("#fenform button")
     board.wait("window.simState.game.phase === 'play' && window.simState.game.fen.startsWith('6nb/5Ppk')")
-    assert "position 6nb/5Ppk/7p/8/8/8/8/K7 w - - 0 1" in page.inner_text("#log")
+    assert "position set up: 6nb/5Ppk/7p/8/8/8/8/K7 w - - 0 1" in page.inner_text("#log")
     assert board.piece("f7") == "P" and board.piece("a1") == "K"
     move(board, "f7", "f8", 1)
     assert board.state()["san"] == ["f8=Q"]
@@ -482,8 +498,12 @@ def casual_takebacks_and_a_new_game(board, page):
     board.wait("!document.getElementById('takeback').disabled")
     page.click("#takeback")
     board.wait("window.simIdle() && window.simState.game.san.length === 2")
-    assert "undo e4d5" in page.inner_text("#log")
+    assert "White's exd5 taken back" in page.inner_text("#log")
     assert (board.piece("e4"), board.piece("d5")) == ("P", "p") and page.locator(".tray-piece").count() == 0
+    text = the_events_in_a_players_words(page)
+    assert "casual mode: takebacks, no touch-move" not in text  # said before the new game
+    assert "White plays e4\n" in text + "\n" or "White plays e4" in text
+    assert "Black plays d5" in text and "White plays exd5" in text
     page.click("#takeback")
     board.wait("window.simIdle() && window.simState.game.san.length === 1")
     assert board.piece("d7") == "p" and board.state()["san"] == ["e4"]
@@ -518,7 +538,7 @@ def a_clock_and_a_game_against_the_board(board, page):
     clock = page.evaluate("window.simState.game.clock")
     assert clock == {"control": "5+3", "white": 300000, "black": 300000, "running": None, "state": "waiting"}
     assert page.is_visible("#clock-w") and page.is_visible("#clock-b") and faces(page) == ("5:00", "5:00")
-    assert page.is_hidden("#clockerror") and "clock 5+3" in page.inner_text("#log")
+    assert page.is_hidden("#clockerror") and "clock set: 5+3" in page.inner_text("#log")
     assert page.is_disabled("#clockpause")  # nothing runs before white's first move
 
     # A control the clock cannot read: said in words under the field; the 5+3 clock stands.
@@ -534,6 +554,8 @@ def a_clock_and_a_game_against_the_board(board, page):
     after_white = page.evaluate("window.simClock()")
     board.wait("window.simState.game.clock.running === 'b'")
     assert clock_ms(page)[0] == 300000 and page.inner_text("#clock-w") == "5:00"
+    board.wait("document.getElementById('log').innerText.includes('clocks: White 5:00, Black 5:00')")
+    the_events_in_a_players_words(page)
     assert "running" in page.get_attribute("#clock-b", "class")
     assert "running" not in page.get_attribute("#clock-w", "class")
     assert not page.is_disabled("#clockpause") and page.inner_text("#clockpause") == "Pause"
@@ -614,8 +636,8 @@ def a_clock_and_a_game_against_the_board(board, page):
     move(board, "d2", "d4", 1)
     # Its answer: lit blue on its from and to squares (remote-move), said in the events and the
     # status, and not made until a player makes it on the board.
-    board.wait("/the board plays [a-h][1-8][a-h][1-8]/.test(document.getElementById('log').innerText)", timeout=15000)
-    uci = re.search(r"the board plays ([a-h][1-8])([a-h][1-8])", page.inner_text("#log")).groups()
+    board.wait("/the board plays \\S+ \\([a-h][1-8][a-h][1-8]\\)/.test(document.getElementById('log').innerText)", timeout=15000)
+    uci = re.search(r"the board plays \S+ \(([a-h][1-8])([a-h][1-8])\)", page.inner_text("#log")).groups()
     for name in uci:
         board.wait_signal(name, "remote-move")
     board.wait_rgb(uci[1], BLUE)
@@ -652,10 +674,24 @@ def a_clock_and_a_game_against_the_board(board, page):
     board.wait("document.getElementById('log').innerText.includes('the board plays white at level 2')")
     board.wait("document.getElementById('opponent').value === 'white'")
     assert page.input_value("#level") == "2"
-    board.wait("/the board plays [a-h]2[a-h][34]/.test(document.getElementById('log').innerText)", timeout=15000)
+    board.wait("/the board plays \\S+ \\([a-h]2[a-h][34]\\)/.test(document.getElementById('log').innerText)", timeout=15000)
     board.wait("window.simState.game.status.includes('the board plays')")
     # Two players again, from the page: the lit move goes out.
     page.select_option("#opponent", "none")
     board.wait("document.getElementById('log').innerText.includes('two players, no engine')")
     board.wait("window.simState.game.status === 'White to move'")
     assert page.input_value("#opponent") == "none"
+    text = the_events_in_a_players_words(page)
+    assert "the board plays white at level 2" in text and "two players, no engine" in text
+    assert re.search(r"the board plays [NBRQ]?[a-h][34] \([a-h]2[a-h][34]\)", text), text
+
+
+def the_events_in_a_players_words(page):
+    """The Events log as a player reads it: every line a time and a sentence, nothing of the
+    firmware's internal words (`engine engine plays=black level=2 state=waiting`, `move e2e4`)."""
+    lines = page.inner_text("#log").splitlines()
+    assert lines and all(re.match(r"\d+\.\d s \S", line) for line in lines), lines
+    text = "\n".join(lines)
+    for internal in ("engine engine", "plays=", "level=", "state=", "console:", "msg ", "move ", "undo ", "clock 3"):
+        assert internal not in text, (internal, text)
+    return text

@@ -108,6 +108,22 @@ def test_a_message_split_anywhere_and_a_stale_half_message():
     assert split(replies(rig)) == ["w0201", "v0103"]
 
 
+@pytest.mark.parametrize("stray", [b"L", b"W0", b"R", b"S", b"L32" + b"0" * 40])
+def test_a_stray_command_letter_never_swallows_the_next_message(stray):
+    # A command letter in garbage starts a message that never finishes: the next message's own
+    # letter cannot be a byte of it (after the letter come hex digits only), so the board drops
+    # the stray at once and reads the next message whole, with no wait for the stale timeout.
+    rig = session()
+    rig.send(stray + message("V"))
+    assert split(replies(rig)) == ["v0103"]
+    rig.send(stray + message("W0203") + message("R02"))
+    assert split(replies(rig)) == ["w0203", "r0203"]
+    assert rig.link.sessions["chesslink"].ignored == 2
+    # The rest of a broken message is dropped silently up to the line end; the next line is read.
+    rig.send(stray + b"xyz\nstatus\n")
+    assert rig.lines()[0].startswith("status phase=play")
+
+
 def test_without_block_check_for_a_terminal():
     rig = session()
     rig.send(message("W0001"))

@@ -63,6 +63,37 @@ def test_status_led_accepts_pico_w_name_and_none():
     assert config.from_json('{"status_led_pin": null}').status_led_pin is None
 
 
+@pytest.mark.parametrize(
+    "machine,led",
+    [
+        ("Raspberry Pi Pico W with RP2040", "LED"),
+        ("Raspberry Pi Pico 2 W with RP2350", "LED"),
+        ("Raspberry Pi Pico with RP2040", 25),
+        ("Raspberry Pi Pico 2 with RP2350", 25),
+        ("linux [GCC 12.2.0] version", 25),  # the unix port
+    ],
+)
+def test_the_board_picks_its_own_status_led(monkeypatch, tmp_path, machine, led):
+    # sys.implementation._machine says which board MicroPython runs on: a Pico W's LED hangs off
+    # the radio chip, and GP25 is that chip's chip select, so its default is "LED" and the README's
+    # `ble both` (or "ble" alone in board.json) is accepted on a fresh Pico W.
+    monkeypatch.setattr(sys.implementation, "_machine", machine, raising=False)
+    assert config.Settings().status_led_pin == led
+    settings, problem = config.load_or_default(str(tmp_path / "board.json"))  # no board.json
+    assert problem is None and settings.status_led_pin == led
+    (tmp_path / "board.json").write_text('{"ble": "both"}')
+    settings, problem = config.load_or_default(str(tmp_path / "board.json"))
+    if led == "LED":
+        assert problem is None and settings.ble == "both" and settings.status_led_pin == "LED"
+    else:
+        assert "chip select" in problem and settings.ble == "off"
+    # An explicit setting still wins (and GP25 with ble on is still refused: it is the radio).
+    assert config.from_json('{"status_led_pin": 25}').status_led_pin == 25
+    assert config.from_json('{"status_led_pin": null}').status_led_pin is None
+    with pytest.raises(SettingsError):
+        config.from_json('{"status_led_pin": 25, "ble": "cpp"}')
+
+
 # (board.json text, the key the error must name)
 BAD = [
     ('{"brightnes": 40}', "brightnes"),  # unknown key (typo)

@@ -238,7 +238,7 @@ def test_the_engine_waits_while_the_board_reads_its_move_from_the_pieces():
     assert any(t.startswith("the last move was not saved: the bishop from c4") for t in table.said), table.said
     assert table.ref.remote == 0 and table.app.opponent.thinking_steps == 0
     table.hands(("lift", "f7"), ("place", "f7"), pause=600)
-    assert "read the last move, c4-f7, from the board" in table.said
+    assert "read the last move, Bxf7+, from the board" in table.said
     assert table.ref.game.uci_moves() == ["c4f7"] and table.errors() == []
 
 

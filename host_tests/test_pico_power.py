@@ -100,6 +100,13 @@ def fen_after(fen, uci):
     return board.fen()
 
 
+def san_of(fen, uci):
+    import chess
+
+    board = chess.Board(fen)
+    return board.san(chess.Move.from_uci(uci))
+
+
 def board_fen(chip):
     chip.command("fen", until="fen ")
     return [t for _, t in chip.lines if t.startswith("fen ")][-1][4:]
@@ -165,7 +172,7 @@ def test_power_cuts_during_saves_lose_nothing(board):
             said = [t for _, t in chip.lines]  # since the restart (chip.run starts them over at a cut)
             assert not any("unreadable" in t or "does not replay" in t for t in said), (where, said)
             assert resumed in (fen, after), (where, resumed, said)
-            read = "msg read the last move, %s-%s, from the board" % (uci[:2], uci[2:4])
+            read = "msg read the last move, %s, from the board" % san_of(fen, uci)
             if read in said:
                 assert resumed == after, (where, resumed, said)
                 outcomes["re-read from the board"] += 1

@@ -44,6 +44,18 @@ def test_led_table_is_the_drivers_table():
     assert table_rows(shown) == table_rows(drivers)
 
 
+def test_every_table_has_its_header_row():
+    # A Markdown table without its |---| row renders as a paragraph of pipes.
+    headless = []
+    for path in pages():
+        lines = re.sub(r"```.*?```", "", read(path), flags=re.S).splitlines()
+        for i, line in enumerate(lines):
+            starts = line.startswith("|") and (i == 0 or not lines[i - 1].startswith("|"))
+            if starts and not re.match(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", lines[i + 1] if i + 1 < len(lines) else ""):
+                headless.append("%s: %s" % (path, line[:60]))
+    assert not headless, "tables without a header row:\n" + "\n".join(headless)
+
+
 def test_replay_example_prints_what_the_docs_say():
     page = read("docs/testing.md")
     block = re.search(r"\$ printf '(.*?)' \| python3 tools/replay.py -\n(.*?)```", page, re.S)

@@ -257,7 +257,7 @@ def test_power_cycles_keep_the_game_and_read_a_move_the_save_did_not_reach():
     assert "console: resuming the saved game after 1 moves" in text, text
     # Black moves and the power goes 30 ms later, before the move is committed, let alone saved.
     text = play(term, out, "move e7 e5; power")
-    assert text.splitlines()[-2:] == ["console: read the last move, e7-e5, from the board", "move e7e5"], text
+    assert text.splitlines()[-2:] == ["console: read the last move, e5, from the board", "move e7e5"], text
     # Two captures by the bishop look alike on the switches: the board asks, the player lifts it
     # where it stands (f7) and puts it back.
     play(term, out, "fen 4k3/5p2/8/1p6/2B5/8/8/4K3 w - - 0 1", "wait 600", "move c4 f7; power")
@@ -265,5 +265,38 @@ def test_power_cycles_keep_the_game_and_read_a_move_the_save_did_not_reach():
     assert "console: the last move was not saved: the bishop from c4 took on b5 or f7" in text, text
     assert (signal(term, "c4"), signal(term, "b5"), signal(term, "f7")) == ("*", "x", "x")
     text = play(term, out, "tap f7")
-    assert "console: read the last move, c4-f7, from the board" in text and "move c4f7" in text, text
+    assert "console: read the last move, Bxf7+, from the board" in text and "move c4f7" in text, text
     assert term.sim.game_state()["uci"] == ["c4f7"]
+
+
+def test_the_pages_event_log_says_each_event_in_a_players_words():
+    # tools/sim/sim.js shows state()["said"], one entry per log line: the page's Events log. The
+    # terminal keeps the event lines of tools/replay.py; the page says them as a player would.
+    from board_sim import BoardSim
+    from core.position import parse_square
+
+    sim = BoardSim()
+    sim.set_mode("casual")
+    assert sim.set_clock("5+3") == "" and sim.set_engine("black", 2) == ""
+    for name, up in (("e2", 0), ("e4", 1)):
+        (sim.place if up else sim.lift)(parse_square(name))
+        sim.wait(600)
+    sim.wait(3000)  # the board's engine finds its move and lights it
+    assert sim.set_engine("none", 2) == ""
+    for name, up in (("e4", 0), ("e2", 1)):  # casual mode: the move taken back
+        (sim.place if up else sim.lift)(parse_square(name))
+        sim.wait(600)
+    state = sim.state()
+    assert len(state["said"]) == len(state["log"])
+    said = [s for s in state["said"] if s]
+    assert said[:4] == [
+        "casual mode: takebacks, no touch-move",
+        "clock set: 5+3",
+        "the board plays black at level 2",
+        "White plays e4",
+    ], said
+    assert "clocks: White 5:00, Black 5:00" in said
+    assert any(re.match(r"the board plays [NBRQK]?[a-h]?x?[a-h][1-8] \([a-h][1-8][a-h][1-8]\)$", s) for s in said), said
+    assert said[-2:] == ["two players, no engine", "White's e4 taken back"], said
+    assert not [s for s in said if re.search(r"plays=|state=|^engine |^move |^undo |^clock \d", s)], said
+    assert "engine engine plays=black level=2 state=waiting" not in state["log"]

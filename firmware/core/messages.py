@@ -7,8 +7,9 @@
 #
 # explain() needs the game's position *as it is when the line is printed* (the piece names come
 # from it): anything with piece_at(square 0..63) -> piece code (type | colour, core/position.py)
-# and side (0 white, 8 black), i.e. core.position.Position. Table-driven, no allocation beyond the
-# sentence it returns; runs on MicroPython.
+# and side (0 white, 8 black), i.e. core.position.Position; a move read from the board at power-up
+# is named by its SAN (core/notation.py, which unmakes and makes it again on that position).
+# Table-driven, no allocation beyond the sentence it returns; runs on MicroPython.
 
 _PIECES = ("piece", "pawn", "knight", "bishop", "rook", "queen", "king")
 _PROMOTIONS = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
@@ -129,12 +130,23 @@ def _error(position, kind, squares):
     return ""
 
 
-def _move_words(uci):
-    """'e2e4' -> 'e2-e4'; 'e7e8q' -> 'e7-e8=Q'."""
-    text = uci[0:2] + "-" + uci[2:4]
-    if len(uci) == 5:
-        text += "=" + uci[4].upper()
-    return text
+def move_san(position, uci):
+    """The move as a player writes it, its SAN ('Qxb1', 'e8=Q+'): position is the game's as the
+    line is printed, with the move made (the board reads it, then says so) or still to make;
+    'b6-b1' when it is neither there (a position that is not the game's)."""
+    from core.notation import san
+    from core.position import move_uci
+
+    last = position.last_move()
+    if last and move_uci(last) == uci:
+        position.unmake()
+        text = san(position, last)
+        position.make(last)
+        return text
+    try:
+        return san(position, position.parse_uci(uci))
+    except ValueError:
+        return uci[0:2] + "-" + uci[2:4] + ("=" + uci[4].upper() if len(uci) == 5 else "")
 
 
 def _choose(position, frm, squares):
@@ -182,7 +194,7 @@ def explain(line, position):
     if kind == "new":
         return "new game: the start position was set up"
     if kind == "read" and len(words) >= 2 and 4 <= len(words[1]) <= 5:
-        return "read the last move, %s, from the board" % _move_words(words[1])
+        return "read the last move, %s, from the board" % move_san(position, words[1])
     if kind == "choose" and len(words) >= 3:
         squares = []
         for w in words[1:]:

@@ -20,9 +20,15 @@
 #     itself. ChessLink is a stream and needs none of this.
 #   - a notification longer than MTU-3 is cut. So the board asks for a larger MTU itself as soon
 #     as a central connects (gattc_exchange_mtu, answered by the phone's stack: 185 on iOS, 517 on
-#     Android), and answers a central's request with PREFERRED_MTU. A CPP line that still does not
-#     fit (a central whose stack stays at 23) is never cut: `msg`/`err` lose the end of their
-#     text, any other line is not sent and the USB console says so.
+#     Android), and answers a central's request with PREFERRED_MTU.
+#   - a CPP app takes each notification as one whole command: chess_peripheral_driver's
+#     BleStringSerial decodes every notification value into one command string, and blichess does
+#     the same; none joins notifications. So a CPP line is never split: a round (`begin`) or a
+#     state stream (`get_state`) whose longest line would not fit MTU-3 is refused at once with
+#     `err MTU N, need M` (20 bytes: it fits MTU 23) and the reason on the USB console, and the
+#     board stays as it is (link/ble_mtu.py, loaded only below MTU_ALWAYS_ENOUGH). A line that
+#     still does not fit is never cut: `msg`/`err` lose the end of their text, any other line is
+#     not sent and the USB console says so.
 #
 # Connections come and go: one central at a time (advertising stops while one is connected, and a
 # second one that connects anyway is disconnected at once); when it goes, the Link leaves its
@@ -68,6 +74,9 @@ DEFAULT_MTU = const(23)
 # Asked for at connection and answered to a central's request: a 128-byte CPP line and its 3 bytes
 # of ATT header fit with room, and a ChessLink status report (67 bytes) goes in one notification.
 PREFERRED_MTU = const(247)
+# From this MTU on every line of a CPP round fits a notification (its longest, 97 bytes with six FEN
+# fields, and ATT's 3): below it link/ble_mtu.py checks a round before it begins.
+MTU_ALWAYS_ENOUGH = const(100)
 # How long a write piece of exactly MTU-5 bytes waits for its rest. The pieces of one long write
 # come one per ATT request and response, one or two connection intervals apart (7.5-50 ms each).
 HOLD_MS = const(250)
@@ -366,6 +375,13 @@ class BleLink:
             # A capital letter would start a ChessLink message on the USB framing: not CPP's.
             link.err("not a CPP command: write ignored")
             return
+        if self.mtu < MTU_ALWAYS_ENOUGH and (data.startswith(b"begin") or data.startswith(b"get_state")):
+            from link.ble_mtu import refusal  # noqa: PLC0415 - only an app that kept a small MTU
+
+            why = refusal(data, self.mtu, self.console)
+            if why is not None:
+                link.err(why)
+                return
         link.feed(data)
         link.feed(b"\n")
 
@@ -381,7 +397,7 @@ class BleLink:
                 continue
             if len(line) > room:
                 if line.startswith("msg ") or line.startswith("err "):
-                    line = line[:room]
+                    line = line[:room].rstrip()
                 else:
                     self.dropped += 1
                     self.console(

@@ -27,11 +27,9 @@ def begin(cpp, rest):
     # a fresh record.
     given = min(len(rest.split()), 4)
     here = ref.game.fen().split()
-    if (
-        here[:given] == game.fen().split()[:given]
-        and here[0] != STARTING_FEN.split()[0]
-        and not ref.game.is_over()
-    ):
+    same = here[:given] == game.fen().split()[:given] and not ref.game.is_over()
+    if same and (here[0] != STARTING_FEN.split()[0] or not ref.game.ply()):
+        # (A fresh game at the start position is the fresh record begin asks for.)
         game = ref.game
     cpp.fields = len(rest.split())
     cpp.round = True
@@ -47,7 +45,10 @@ def begin(cpp, rest):
     cpp.undo_offered = False
     cpp.echoes = []
     cpp.todo = []
-    cpp.load(game)
+    if game is not ref.game:
+        cpp.load(game)
+    # The board's own game goes on as it stands: a piece in the air (the app dropped mid-move)
+    # stays a move in progress, reported as a move when it comes down, and the clock runs on.
     if cpp.time is not None:
         cpp.keep_app_clock()  # times sent before the round: the app keeps the clock in it
     cpp.version = ref.version

@@ -10,7 +10,8 @@
 # Enter) end one. A line too long, or with a non-ASCII or control byte, gets one `err` and changes
 # nothing. ChessLink messages have no line end: a message starts with one of its upper-case command
 # letters (bit 7 may carry parity) where a line would start, and its command letter says how long it
-# is. Text lines start lower case, so the first byte of a message decides which framing it gets.
+# is; hex digits follow, so any other byte ends it unfinished (and is read afresh). Text lines start
+# lower case, so the first byte of a message decides which framing it gets.
 #
 # Dialect. Until the PC has sent something the board says nothing (a CPP app opening the port must
 # not take a board event for the answer to its first query); messages for a person wait, a few of
@@ -43,6 +44,10 @@ _HELD_MAX = const(4)
 # A ChessLink message not finished within this long is dropped (the client went away mid-message).
 _CHESSLINK_STALE_MS = const(1000)
 _CHESSLINK_LETTERS = b"VSLXWRTI"
+# After its letter a ChessLink message is upper-case hex digits only (its fields and its block
+# check), and no command letter is one: a byte that is not one ends a message that cannot be
+# whole (a stray letter in garbage), at once, so the next message's letter starts it afresh.
+_CHESSLINK_DIGITS = b"0123456789ABCDEF"
 # The commands of CPP (link/cpp.py's table has their handlers): a line starting with one of them
 # brings the CPP dialect in.
 CPP_WORDS = (
@@ -99,7 +104,7 @@ class Link:
         self.sessions = {BOARD: self.board}
         self._buf = bytearray(MAX_LINE)
         self._len = 0
-        self._bad = None  # why the line being received will be refused, or None
+        self._bad = None  # why the line being received will be refused ("": silently), or None
         self._cr = False  # the last byte was "\r": a "\n" right after it ends nothing
         self._in_message = False  # inside a ChessLink message
         self._message_at = 0
@@ -164,7 +169,7 @@ class Link:
         so no board command or CPP line reaches the game through it."""
         for b in data:
             if self._in_message:
-                if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
+                if self._continues_message(b):
                     self._in_message = self._chesslink_byte(b, False)
                     continue
                 self.sessions[CHESSLINK].drop()
@@ -175,13 +180,25 @@ class Link:
             elif CHESSLINK in self.sessions:
                 self.sessions[CHESSLINK].ignored += 1
 
+    def _continues_message(self, b):
+        """Whether byte b can be the next of the ChessLink message being received: a hex digit
+        (bit 7 may carry parity), within a second of its start (the client may have gone)."""
+        return (b & 0x7F) in _CHESSLINK_DIGITS and self.now - self._message_at < _CHESSLINK_STALE_MS
+
     def _byte(self, b):
         if self._in_message:
-            if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
+            if self._continues_message(b):
                 self._in_message = self._chesslink_byte(b, False)
                 return
-            self.sessions[CHESSLINK].drop()  # unfinished: ignored, as a Millennium board does
+            # Unfinished: ignored, as a Millennium board does. A command letter starts the next
+            # message at once; any other byte within the second is the broken message's rest,
+            # dropped silently up to the line end (a text line starts after one).
+            self.sessions[CHESSLINK].drop()
             self._in_message = False
+            if b != 10 and b != 13 and self.now - self._message_at < _CHESSLINK_STALE_MS:
+                if (b & 0x7F) not in _CHESSLINK_LETTERS:
+                    self._bad = ""
+                    return
         if b == 10 or b == 13:  # "\n" or "\r": the end of a line
             if b == 10 and self._cr:
                 self._cr = False
@@ -190,7 +207,8 @@ class Link:
             self._end_line()
             return
         self._cr = False
-        if self._len == 0 and self._bad is None and (b & 0x7F) in _CHESSLINK_LETTERS:
+        if self._len == 0 and not self._bad and (b & 0x7F) in _CHESSLINK_LETTERS:
+            self._bad = None  # (the rest of a broken message ends here)
             self._message_at = self.now
             self._in_message = self._chesslink_byte(b, True)
             return
@@ -223,7 +241,8 @@ class Link:
         self._len = 0
         self._bad = None
         if bad is not None:
-            self.err(bad + ": line ignored")
+            if bad:
+                self.err(bad + ": line ignored")
             return
         if n == 0:
             return

@@ -7,7 +7,7 @@
 # dict of counts (inputs tried, accepted, refused); a broken promise raises AssertionError naming
 # the input. Portable: the same inputs run on CPython, MicroPython unix and WebAssembly (a small
 # LCG, not `random`, so every runtime makes the same inputs). host_tests/portable/test_fuzz*.py run
-# a few hundred of each in `make test`; `python3 tools/hands/fuzz.py` runs as many as asked.
+# a few hundred of each in `make test`; `.venv/bin/python tools/hands/fuzz.py` runs as many as asked.
 
 # Positions to mutate: the start, castling and en passant, promotions, an endgame, checks.
 FENS = (

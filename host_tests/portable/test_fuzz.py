@@ -1,6 +1,6 @@
 # Seeded fuzzing of the board's edges on every runtime (issue 11): FENs and saved records, from
 # host_tests/portable/fuzz_core.py (the USB link is fuzzed in test_fuzz_link.py). The inputs are
-# the same on CPython, MicroPython and WebAssembly. Bounded for `make test`: `python3 tools/hands/fuzz.py
+# the same on CPython, MicroPython and WebAssembly. Bounded for `make test`: `.venv/bin/python tools/hands/fuzz.py
 # --count N` runs as many as asked.
 import sys
 

@@ -1,6 +1,6 @@
 # Seeded fuzzing of the USB link on every runtime (issue 11): lines a PC or a person at a terminal
 # could send, and raw bytes, to a whole board on fakes scanned in between, with pieces moving.
-# No line may ever get an internal error. `python3 tools/hands/fuzz.py --count N` runs a larger set.
+# No line may ever get an internal error. `.venv/bin/python tools/hands/fuzz.py --count N` runs a larger set.
 #
 # The whole board with its link, compiled from .py, needs more than a 320 kB heap to compile (the
 # Pico loads .mpy files and needs no compiler memory): on the MicroPython unix port at 320 kB this

@@ -45,6 +45,18 @@ def test_power_up_reads_and_choices():
     # docs/power-up.md: a move the save did not reach, read from the pieces; two captures that
     # look alike, named with the saved game's position (the bishop still on c4 there).
     p = Position("4k3/5p2/8/1p6/2B5/8/8/4K3 w - - 0 1")
+    # The move read is named as a player writes it (its SAN), whether the game has made it yet or not.
+    assert explain("read c4f7", p) == "read the last move, Bxf7+, from the board"
+    p.make(p.parse_uci("c4f7"))
+    assert explain("read c4f7", p) == "read the last move, Bxf7+, from the board"
+    assert p.fen() == "4k3/5B2/8/1p6/8/8/8/4K3 b - - 0 1"  # the game as it was
+    p.unmake()
+    q = Position("1k6/8/1q6/8/8/8/8/1R2K3 b - - 0 1")
+    q.make(q.parse_uci("b6b1"))
+    assert explain("read b6b1", q) == "read the last move, Qxb1+, from the board"
+    q = Position("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    assert explain("read a7a8q", q) == "read the last move, a8=Q+, from the board"
+    # A move that is not the game's (no position for it): its squares.
     assert explain("read e2e4", p) == "read the last move, e2-e4, from the board"
     assert explain("read e7e8q", p) == "read the last move, e7-e8=Q, from the board"
     assert explain("choose c4 b5 f7", p) == (

@@ -98,14 +98,14 @@ class PoweredBoard:
         return GameStore("game.sav", self.files).load()[1]
 
 
-def read_from_the_board(saved, move, fen=START_FEN, mode="strict"):
-    """The saved game is `saved`, the pieces stand one `move` further: the board takes the move."""
+def read_from_the_board(saved, move, san, fen=START_FEN, mode="strict"):
+    """The saved game is `saved`, the pieces stand one `move` further: the board takes the move,
+    and names it as a player writes it (`san`)."""
     b = PoweredBoard(fen, saved, mode)
     b.move_pieces([move])
     b.power_up()
     b.run(2500 if len(move) == 5 else 1000)  # a promotion is saved after 2 s, for its taps (app.py)
-    words = move[0:2] + "-" + move[2:4] + ("=" + move[4].upper() if len(move) == 5 else "")
-    assert "read the last move, %s, from the board" % words in b.said, b.said
+    assert "read the last move, %s, from the board" % san in b.said, b.said
     assert b.moves() == list(saved) + [move], b.moves()
     assert b.saved_moves() == list(saved) + [move], "the move read was not saved"
     assert b.app.referee.error is None and b.app.referee.reading is None
@@ -113,29 +113,29 @@ def read_from_the_board(saved, move, fen=START_FEN, mode="strict"):
 
 
 def test_a_quiet_move():
-    b = read_from_the_board([], "e2e4")
+    b = read_from_the_board([], "e2e4", "e4")
     assert b.said[0] == "resuming the saved game after 0 moves", b.said
     assert not any("set up the position" in t for t in b.said), b.said
-    b = read_from_the_board([], "d2d4", mode="casual")  # the saved game's mode comes back with it
+    b = read_from_the_board([], "d2d4", "d4", mode="casual")  # the saved game's mode comes back with it
     assert b.app.referee.mode == "casual"
 
 
 def test_a_capture_with_one_victim():
-    read_from_the_board(["e2e4", "d7d5"], "e4d5")
+    read_from_the_board(["e2e4", "d7d5"], "e4d5", "exd5")
 
 
 def test_en_passant():
-    read_from_the_board(["e2e4", "a7a6", "e4e5", "d7d5"], "e5d6")
+    read_from_the_board(["e2e4", "a7a6", "e4e5", "d7d5"], "e5d6", "exd6")
 
 
 def test_castling_king_side_and_queen_side():
     fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
-    read_from_the_board([], "e1g1", fen)
-    read_from_the_board(["e1g1"], "e8c8", fen)
+    read_from_the_board([], "e1g1", "O-O", fen)
+    read_from_the_board(["e1g1"], "e8c8", "O-O-O", fen)
 
 
 def test_a_promotion_takes_the_default_queen_and_a_tap_changes_it():
-    b = read_from_the_board([], "e7e8q", "8/4P3/8/8/8/k7/8/4K3 w - - 0 1")
+    b = read_from_the_board([], "e7e8q", "e8=Q", "8/4P3/8/8/8/k7/8/4K3 w - - 0 1")
     # The pawn's new piece is chosen by tapping it, as after any promotion (docs/spec.md section 3).
     assert b.app.referee.promotion_square == parse_square("e8")
     b.lift_and_put_back("e8")
@@ -145,7 +145,7 @@ def test_a_promotion_takes_the_default_queen_and_a_tap_changes_it():
 
 
 def test_a_move_giving_check():
-    b = read_from_the_board([], "a1a8", "7k/8/8/8/8/8/8/R5K1 w - - 0 1")
+    b = read_from_the_board([], "a1a8", "Ra8+", "7k/8/8/8/8/8/8/R5K1 w - - 0 1")
     assert b.app.referee.game.check
     assert b.app.frame[parse_square("h8")] == S.CHECK
 
@@ -170,7 +170,7 @@ def test_a_capture_with_two_victims_waits_for_the_players_gesture():
     assert frame[parse_square("b5")] == S.CAPTURE and frame[parse_square("f7")] == S.CAPTURE
     # The player lifts the bishop where it stands, on f7, and puts it back.
     b.lift_and_put_back("f7")
-    assert "read the last move, c4-f7, from the board" in b.said, b.said
+    assert "read the last move, Bxf7+, from the board" in b.said, b.said
     assert b.moves() == ["c4f7"] and ref.game.check
     assert b.saved_moves() == ["c4f7"]
 
@@ -209,7 +209,7 @@ def test_a_board_switched_off_between_moves():
     b.power_up()
     b.run(1000)
     assert "resuming the saved game after 1 moves" in b.said
-    assert "read the last move, c7-c5, from the board" in b.said, b.said
+    assert "read the last move, c5, from the board" in b.said, b.said
     assert b.moves() == ["e2e4", "c7c5"] and b.saved_moves() == ["e2e4", "c7c5"]
 
 
@@ -225,7 +225,7 @@ def test_a_power_cut_before_the_save():
     assert b.moves() == ["g1f3"] and b.saved_moves() == []
     b.power_up()
     b.run(1000)
-    assert "read the last move, g1-f3, from the board" in b.said, b.said
+    assert "read the last move, Nf3, from the board" in b.said, b.said
     assert b.saved_moves() == ["g1f3"]
 
 

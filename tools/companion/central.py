@@ -218,7 +218,7 @@ class Central:
             self._plan = []
             self.game.board_lost(arg)
         elif kind == "board-missing":
-            self.game.board_message(arg)
+            self.game.board_missing(arg)
         elif kind == "board-line":
             self.line(arg)
 

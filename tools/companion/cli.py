@@ -8,6 +8,7 @@ import sys
 import chess
 
 from .central import Port
+from .match import BOARD_WAIT_S
 from .view import View
 
 DEFAULT_PGN = os.path.join(os.path.expanduser("~"), "chessboard-games.pgn")
@@ -18,6 +19,9 @@ def _common(p):
     p.add_argument("--pgn", default=DEFAULT_PGN, help="append every game to this file (default %(default)s)")
     p.add_argument("--trace", action="store_true", help="print every line to and from the board")
     p.add_argument("--no-keys", action="store_true", help="do not read commands from standard input")
+    p.add_argument("--board-wait", type=float, default=BOARD_WAIT_S, metavar="S",
+                   help="end when no board has come within S seconds (default %(default)g); "
+                        "a board unplugged later is waited for")
 
 
 def parser():
@@ -25,7 +29,8 @@ def parser():
     sub = ap.add_subparsers(dest="what", required=True)
     e = sub.add_parser("engine", help="play a UCI engine (Stockfish by default)")
     e.add_argument("--engine", help="the engine's command line (default: stockfish, /usr/games/stockfish)")
-    e.add_argument("--elo", type=int, help="the engine's strength (UCI_Elo; Stockfish: 1320-3190)")
+    e.add_argument("--elo", type=int, help="the engine's strength (UCI_Elo), held to the range the engine announces "
+                   "(Debian 12's Stockfish 15.1: 1350-2850; Stockfish 16 and later: 1320-3190)")
     e.add_argument("--time", type=float, help="the engine's time per move in seconds (default 1; with --clock: "
                    "the engine's own time management on its clock)")
     e.add_argument("--depth", type=int, help="search this many plies instead of a time")
@@ -79,7 +84,7 @@ def main(argv=None):
         engine = Engine(events, args.engine, elo=args.elo, movetime=movetime, depth=args.depth)
         m = EngineMatch(port, engine, casual=not args.strict, takeback_pause=args.takeback_pause, control=control,
                         you=chess.WHITE if side == "white" else chess.BLACK, fen=args.fen,
-                        pgn_path=args.pgn, view=view, events=events, stdin=stdin)
+                        pgn_path=args.pgn, view=view, events=events, stdin=stdin, board_wait=args.board_wait)
     else:
         from . import lichess
         from .lichess_game import LichessMatch
@@ -93,5 +98,6 @@ def main(argv=None):
             return 2
         client = lichess.Lichess(events, token, args.server, stream_timeout=args.stream_timeout,
                                  rate_limit_s=args.rate_limit_wait)
-        m = LichessMatch(port, client, args, pgn_path=args.pgn, view=view, events=events, stdin=stdin)
+        m = LichessMatch(port, client, args, pgn_path=args.pgn, view=view, events=events, stdin=stdin,
+                         board_wait=args.board_wait)
     return m.run()

@@ -24,6 +24,7 @@ def millis(value):
 
 class LichessMatch(Match):
     opponent = "your opponent"
+    play_command = "lichess"
     extra_help = {
         "say TEXT": "write in the game's chat",
         "abort": "abort the game (before both sides moved)",

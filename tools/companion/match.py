@@ -21,6 +21,15 @@ TICK_S = 0.2
 # A promotion made on the board is answered once the board has been still this long, so taps on the
 # new piece choose it (docs/spec.md section 3) before the companion reads it back (the board's `fen`).
 PROMOTION_WAIT_S = 2.0
+# How long the companion looks for a board it has not seen yet before it ends (--board-wait): a
+# board plugged in is found within a second; once one was seen, an unplugged board is waited for.
+BOARD_WAIT_S = 30.0
+# The route to the simulated board (docs/companion.md), told when no board is found.
+SIMULATED_BOARD = (
+    "no board? Play on the simulated one: run `python3 tools/sim_terminal.py --serial /tmp/board` in "
+    "another terminal (it takes `lift e2`, `place e4`, `help`), then add `--port /tmp/board`: "
+    '`make play PLAY_ARGS="%s --port /tmp/board"`'
+)
 # Promotion pieces by letter, for the `promote` command (the piece the next promotion becomes).
 PIECE_NAMES = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
 HELP = {
@@ -41,8 +50,13 @@ class Match:
     opponent = "the opponent"  # a name for messages, set by subclasses
     extra_help = {}
 
-    def __init__(self, port, you=chess.WHITE, fen=None, pgn_path=None, view=None, events=None, stdin=None):
+    play_command = "engine"  # the play.py command that runs this kind of game, for messages
+
+    def __init__(self, port, you=chess.WHITE, fen=None, pgn_path=None, view=None, events=None, stdin=None,
+                 board_wait=BOARD_WAIT_S):
         self.events = events or queue.Queue()
+        self.board_wait = board_wait
+        self.board_seen = False  # a board came up at least once
         self.port = port
         self.you = you
         self.game = chess.Board(fen) if fen else chess.Board()
@@ -78,8 +92,14 @@ class Match:
             threading.Thread(target=self._read_keys, name="keys", daemon=True).start()
         self.port.start()
         self.started()
+        began = time.monotonic()
         try:
             while not self.done:
+                if not self.board_seen and time.monotonic() - began > self.board_wait:
+                    self.say("no board came within %g s: the companion ends (the simulated board: see above)"
+                             % self.board_wait)
+                    self.done = self.failed = True
+                    break
                 try:
                     event = self.events.get(timeout=TICK_S)
                 except queue.Empty:
@@ -211,7 +231,16 @@ class Match:
 
     def board_connected(self, device):
         self.board_up = True
+        self.board_seen = True
         self.say("board connected on %s" % device)
+
+    def board_missing(self, text):
+        """No board on the port (once, until one comes): before any board came, how to play on the
+        simulated one, and how long the companion waits."""
+        self.say("board: " + text)
+        if not self.board_seen:
+            self.say(SIMULATED_BOARD % self.play_command)
+            self.say("waiting %g s for a board (--board-wait)" % self.board_wait)
 
     def board_lost(self, reason):
         self.board_up = False

@@ -1,6 +1,6 @@
 """Fuzz the board's edges with seeded, reproducible inputs (issue 11), as many as asked.
 
-    python3 tools/hands/fuzz.py [--count N] [--seed S] [--only fens,oracle,records,link,transcripts,cli]
+    .venv/bin/python tools/hands/fuzz.py [--count N] [--seed S] [--only fens,oracle,records,link,transcripts,cli]
 
 Runs the portable fuzzers (host_tests/portable/fuzz_core.py, fuzz_link.py: FENs, saved records, USB
 lines and bytes) and the host-side ones here: FENs against python-chess (whatever the core accepts,

@@ -8,7 +8,7 @@ casual mode; in strict mode pieces nothing can happen to and the piece about to 
 pieces put back, rook-first castling (casual) and takebacks (casual). The intended moves are known, so replaying the transcript through the firmware tells
 exactly how often the board misreads a move. python-chess plays the random games (host only).
 
-    python3 tools/hands/physical.py [--seed N] [--games N] [--mode strict|casual] > game.txt
+    .venv/bin/python tools/hands/physical.py [--seed N] [--games N] [--mode strict|casual] > game.txt
 """
 import random
 import sys

@@ -39,6 +39,7 @@ _HEX = "0123456789abcdef"
 # What a person reads of a game's mode in its PGN Event tag.
 _EVENTS = {"strict": "Strict game (touch-move)", "casual": "Casual game"}
 _PHASES = {PLAY: "play", SETUP: "setup", OVER: "over"}
+_MODES = {"strict": "strict mode: touch-move, no takebacks", "casual": "casual mode: takebacks, no touch-move"}
 
 
 class BothLeds:
@@ -85,6 +86,7 @@ class BoardSim:
         self.chip = FakeMax7219(self.cs)
         self.mono = Max7219Leds(FakeSPI(self.chip), self.cs, brightness=self.settings.brightness)
         self.log = []
+        self.said = []  # each log line in a player's words, for the page ("": said by the line after it)
         self.log_count = 0  # lines ever logged, so a reader can ask for the new ones
         # The saved game, on a flash in RAM: kept across power_cycle() as the Pico's flash is.
         self.store = None
@@ -121,7 +123,7 @@ class BoardSim:
         a move the save did not reach is read from the pieces (docs/power-up.md)."""
         if self.store is None:
             raise ValueError("this board has no flash to keep its game: BoardSim(flash=True)")
-        self._log("power off and on")
+        self._log("power off and on", "power off and on: the board starts again from its saved game")
         self.app = self._app()
         self.vm.now_ms = self.now
         self.app.start(self.now)
@@ -209,7 +211,7 @@ class BoardSim:
         if self.store is not None:
             self.app.save_due = True  # saved as the USB link saves a game the PC loads
         self.lay_out(self._occupancy(game))
-        self._log("position " + game.fen())
+        self._log("position " + game.fen(), "position set up: " + game.fen())
         return ""
 
     def set_mode(self, mode):
@@ -219,12 +221,12 @@ class BoardSim:
         except ValueError as e:
             return str(e)
         self.app.redraw()
-        self._log("mode " + mode)
+        self._log("mode " + mode, _MODES.get(mode, mode))
         return ""
 
-    def log_line(self, line):
-        """A line for the page's event log (sim_controls.py's changes)."""
-        self._log(line)
+    def log_line(self, line, said=None):
+        """A line for the event log (sim_controls.py's changes), and its words for the page."""
+        self._log(line, line if said is None else said)
 
     # The page's controls for what a player sets up on the board (tools/sim/sim_controls.py, loaded
     # when first used): each returns "" or the reason it could not.
@@ -279,20 +281,28 @@ class BoardSim:
         return buf
 
     def _console(self, text):
-        self._log("console: " + text)
+        said = text
+        if text.startswith("the board plays ") and len(text) in (20, 21):
+            # The board's engine shows its move: said as a player writes it, the squares after.
+            uci = text[16:]
+            said = "the board plays %s (%s)" % (messages.move_san(self.app.referee.game.position, uci), uci)
+        self._log("console: " + text, said)
 
     def _event(self, ev):
         line = event_text(ev)
-        self._log(line)
-        plain = messages.explain(line, self.app.referee.game.position)
+        position = self.app.referee.game.position
+        plain = messages.explain(line, position)
+        self._log(line, plain or _words(ev, position, line))
         if plain:
-            self._log("msg " + plain)  # the plain words, as the USB link's `msg TEXT` lines
+            self._log("msg " + plain, "")  # the plain words, as the USB link's `msg TEXT` lines
 
-    def _log(self, line):
+    def _log(self, line, said):
         self.log.append(line)
+        self.said.append(said)
         self.log_count += 1
         if len(self.log) > LOG_LIMIT:
             self.log.pop(0)
+            self.said.pop(0)
 
     def pixels(self):
         """The WS2812B strip as 64 'rrggbb' hex colours in square order (a1 first)."""
@@ -402,6 +412,7 @@ class BoardSim:
         """Everything the page draws, as a dict: LEDs, game, log lines numbered since `since`."""
         first = self.log_count - len(self.log)
         new = self.log[max(0, since - first):]
+        said = self.said[max(0, since - first):]
         return {
             "now": self.now,
             "pixels": self.pixels(),
@@ -410,6 +421,7 @@ class BoardSim:
             "occupancy": self.occupancy(),
             "game": self.game_state(),
             "log": new,
+            "said": said,
             "log_count": self.log_count,
         }
 
@@ -426,6 +438,22 @@ class BoardSim:
         """The full state as JSON, whatever changed (and the log from the start)."""
         self._seen = None
         return self.changes()
+
+
+def _words(ev, position, line):
+    """An event the plain words (core/messages.py) leave to the move list, in a player's words for
+    the page's log: the move's SAN and who made it, a takeback, the clocks after a move."""
+    kind = ev[0]
+    if kind == "move" or kind == "undo":
+        san = messages.move_san(position, move_uci(ev[1]))
+        if kind == "move":  # made: the other side is to move
+            return "%s plays %s" % ("Black" if position.side == WHITE else "White", san)
+        return "%s's %s taken back" % ("White" if position.side == WHITE else "Black", san)
+    if kind == "clock":
+        from core.clock import short_text
+
+        return "clocks: White %s, Black %s" % (short_text(ev[1]), short_text(ev[2]))
+    return line
 
 
 def _today():

@@ -496,16 +496,17 @@ function buildLegend() {
   $("legend-body").innerHTML = rows.join("");
 }
 
-function drawLog(lines) {
+function drawLog(said) {
+  // Each event in a player's words (board_sim.py: the plain words of core/messages.py, a move's
+  // SAN); "" where the event's words were said with the line before it.
   const log = $("log");
-  for (const line of lines) {
+  for (const words of said) {
+    if (!words) continue;
     const li = document.createElement("li");
-    if (line.startsWith("msg ")) {
-      li.className = "plain"; // the same event in plain words (core/messages.py)
-      li.textContent = line.substr(4);
-    } else {
-      li.textContent = `${(st.now / 1000).toFixed(2)} s  ${line}`;
-    }
+    const t = document.createElement("span");
+    t.className = "t";
+    t.textContent = `${(st.now / 1000).toFixed(1)} s`;
+    li.append(t, " " + words);
     log.appendChild(li);
     logShown++;
   }
@@ -545,7 +546,7 @@ function applyState(next) {
   if (redraw) drawPieces();
   drawLeds();
   drawGame();
-  drawLog(st.log);
+  drawLog(st.said);
 }
 
 // ------------------------------------------------------------------ the hand

@@ -15,7 +15,8 @@ def set_clock(sim, control):
     except ValueError as e:
         return "clock: %s" % e
     sim.app.redraw()
-    sim.log_line("clock " + (control.strip() or "none"))
+    text = control.strip() or "none"
+    sim.log_line("clock " + text, "no clock" if text.lower() in ("none", "off", "-") else "clock set: " + text)
     return ""
 
 
@@ -57,7 +58,7 @@ def set_engine(sim, side, level):
     if not ok:
         return text
     sim.app.redraw()
-    sim.log_line("engine " + text)
+    # (Nothing logged here: the board's console says it in words, "the board plays black at level 2".)
     return ""
 
 
