@@ -548,7 +548,7 @@ def test_main_wires_ble_on_a_pico_w_and_polls_it_every_scan(rigs, monkeypatch, t
     monkeypatch.chdir(tmp_path)
     rig = rigs()  # the air, its loop and a phone
     bluetooth = rig.radio_of_another_board()
-    rig.radio.gap_advertise(None)  # the rig's own board goes quiet: only main.py's advertises
+    rig.radio.gap_advertise(None)  # the rig's own board goes quiet: only the wired board advertises
     rig.settle()
     settings = config.Settings().updated({"ble": "cpp", "status_led_pin": "LED"})  # a Pico W's LED
     pico = FakePico(settings)
@@ -679,10 +679,10 @@ def test_ble_on_wants_the_pico_w_led_not_gp25():
 
 def test_the_readmes_ble_both_works_on_a_fresh_pico_w(monkeypatch, tmp_path):
     # A fresh Pico W: no board.json. MicroPython names the board, the firmware takes the radio
-    # chip's LED for its status LED, and `ble both` is saved and applied, and main.py drives "LED",
+    # chip's LED for its status LED, and `ble both` is saved and applied, and wiring.py drives "LED",
     # never GP25 (the radio's chip select).
     import config
-    import main
+    import wiring
     from hardware.fake import FakeBluetooth
     from link.ble_command import run
     from test_main_loop import FakePico
@@ -695,7 +695,7 @@ def test_the_readmes_ble_both_works_on_a_fresh_pico_w(monkeypatch, tmp_path):
     settings, problem = config.load_or_default("board.json")
     assert problem is None and settings.ble == "both" and settings.status_led_pin == "LED"
     pico = FakePico(settings)
-    main.build(settings, pico.machine, pico.neopixel, [].append, bluetooth=FakeBluetooth())
+    wiring.build(settings, pico.machine, pico.neopixel, [].append, bluetooth=FakeBluetooth())
     assert "LED" in pico.made and 25 not in pico.made
 
 
