@@ -15,7 +15,6 @@ from core.position import (
     Z_EN_PASSANT,
     move_uci,
 )
-from core import notation
 
 _KEYS_CHUNK = bytes(4 * 64)  # the key array grows by 64 positions at a time
 _ZEROS = bytes(64)
@@ -97,7 +96,11 @@ class Game:
         self.push(move)
         return move
 
+    # SAN and PGN (core/notation.py) are loaded the first time a record or a SAN move is asked
+    # for: the scan loop never needs them, and a board no PC reads keeps their bytecode out of RAM.
     def push_san(self, text):
+        from core import notation
+
         move = notation.parse_san(self.position, text)
         self.push(move)
         return move
@@ -271,9 +274,13 @@ class Game:
 
     def pgn(self, headers=None, clocks=None):
         """clocks: the mover's ms left after each of the last moves (core/notation.py)."""
+        from core import notation
+
         return notation.pgn(self.start_fen, self.moves, self.result, headers, clocks=clocks)
 
     def san_moves(self):
+        from core import notation
+
         p = Position(self.start_fen)
         out = []
         for m in self.moves:

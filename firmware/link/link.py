@@ -31,7 +31,6 @@
 from micropython import const
 
 from link import ascii_only, short
-from link.commands import BoardCommands
 
 MAX_LINE = const(128)
 
@@ -70,6 +69,12 @@ CPP_WORDS = (
 # The others are made the first time the PC speaks them, by their row here: name -> a function
 # making the session, so their module loads then. A new dialect is a module and a row; a new
 # transport is a Link of its own (link/ble.py).
+def _board(link):
+    from link.commands import BoardCommands  # noqa: PLC0415 - loaded when the PC first sends a line
+
+    return BoardCommands(link)
+
+
 def _cpp(link):
     from link.cpp import Cpp  # noqa: PLC0415 - loaded when the PC first speaks CPP
 
@@ -82,7 +87,7 @@ def _chesslink(link):
     return ChessLink(link)
 
 
-DIALECTS = {CPP: _cpp, CHESSLINK: _chesslink}
+DIALECTS = {BOARD: _board, CPP: _cpp, CHESSLINK: _chesslink}
 
 
 class Link:
@@ -98,10 +103,10 @@ class Link:
         self.dialect = None  # BOARD, CPP or CHESSLINK once the PC has spoken
         self.speaker = None  # ... and its session, which speaks unasked
         self.polls = False  # poll() has work in this dialect (CPP, ChessLink): loop.py skips it else
-        self.board = BoardCommands(self)
         # The dialects' sessions by name, made when first spoken: sessions.get(CPP) is the CPP
-        # session or None (the `status` line reads its round).
-        self.sessions = {BOARD: self.board}
+        # session or None (the `status` line reads its round). The board's own commands too: a
+        # board no PC ever talks to keeps their bytecode (link/commands.py) out of RAM.
+        self.sessions = {}
         self._buf = bytearray(MAX_LINE)
         self._len = 0
         self._bad = None  # why the line being received will be refused ("": silently), or None
@@ -260,7 +265,7 @@ class Link:
         name = words[0]
         self.line_text = text  # the line as typed: online/usb.py takes a password from it, spaces and all
         rest = text.strip()[len(name) :].strip()
-        if self.board.command(name, rest):
+        if self.session(BOARD).command(name, rest):
             return
         if name in CPP_WORDS:
             self.use(CPP).command(name, rest)
