@@ -7,9 +7,10 @@
 # modules as arguments (the Pico's own by default), so host_tests/test_main_loop.py can import
 # this file on CPython and run the same wiring on hardware/fake.py.
 #
-# Ctrl-C stays enabled (micropython.kbd_intr is left alone): mpremote reaches the REPL by sending
-# Ctrl-C, which raises KeyboardInterrupt in the loop below and ends main.py. The same byte (0x03)
-# inside protocol traffic does the same, which is why the USB protocol is ASCII text only.
+# Ctrl-C stays enabled: mpremote reaches the REPL by sending Ctrl-C, which raises KeyboardInterrupt
+# in the loop below and ends main.py. The same byte (0x03) inside protocol traffic does the same,
+# which is why the USB protocol is ASCII text only; but for DGT's clock messages, which carry it:
+# while a DGT host speaks the Link takes 0x03 itself through micropython.kbd_intr (link/link.py).
 import sys
 import time
 
@@ -221,9 +222,10 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
     settings = values_of(settings, config.FIELDS)
     machine, neopixel = pico.modules(settings, machine, neopixel)
     write_bytes = None
-    if write is None:
+    port = write is None  # the Pico's own USB serial port
+    if port:
         write = sys.stdout.write
-        # ChessLink with parity sends bytes above 127: raw, past the text layer.
+        # ChessLink with parity and DGT send bytes above 127: raw, past the text layer.
         write_bytes = getattr(sys.stdout, "buffer", sys.stdout).write
     # LEDs before the matrix: the rp2 SPI driver claims a MISO pin even when none is wired
     # (GPIO 8 for SPI1), and the column pins set up afterwards take theirs back.
@@ -238,7 +240,12 @@ def build(settings=None, machine=None, neopixel=None, write=None, fs=None, setti
         said.append(problem)
     store = GameStore(settings.save_path, fs) if settings.save_path else None
     app = App(settings, matrix, leds, store, clock=_ticks_us)  # the clock times the engine's slices
-    link = Link(app, write, write_bytes)
+    link = Link(app, write, write_bytes, dgt=True)
+    if port:  # DGT hosts: 0x03 is data in their clock messages; the serial number from the chip's id
+        import micropython
+
+        link.kbd_intr = getattr(micropython, "kbd_intr", None)
+        link.board_id = machine.unique_id() if hasattr(machine, "unique_id") else None
     app.console = link.info
     app.row_drive_ma = row_drive_ma  # for the selftest's report
     status_led = pico.make_status_led(settings, machine)

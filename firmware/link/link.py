@@ -1,16 +1,30 @@
-# The Link: one serial connection (USB, or the BLE link's channels), three dialects, told apart by
-# what the PC sends first (docs/spec.md section 6). The package's map is link/__init__.py.
+# The Link: one serial connection (USB, or the BLE link's channels), four dialects, told apart by
+# what the PC sends first (docs/spec.md sections 6 and 12). The package's map is link/__init__.py.
 #
 # The Link only frames bytes and picks the dialect; each dialect is a session object of its own
 # module, and the Link speaks to whichever is on through one interface (below, DIALECTS), so it
-# never asks which dialect that is. CPP and ChessLink are imported when the PC first speaks them,
-# so a board that never meets them keeps their bytecode out of RAM.
+# never asks which dialect that is. CPP, ChessLink and DGT are imported when the PC first speaks
+# them, so a board that never meets them keeps their bytecode out of RAM.
 #
 # Framing. Text lines: ASCII, at most MAX_LINE bytes; "\n", "\r\n" and a lone "\r" (a terminal's
 # Enter) end one. A line too long, or with a non-ASCII or control byte, gets one `err` and changes
 # nothing. ChessLink messages have no line end: a message starts with one of its upper-case command
 # letters (bit 7 may carry parity) where a line would start, and its command letter says how long it
 # is. Text lines start lower case, so the first byte of a message decides which framing it gets.
+# DGT's messages (on a serial port only: Link(..., dgt=True)) have no line end either: a host's
+# command is one byte (0x40-0x55, upper case in ASCII), a clock message (0x2B) or the LED command
+# (0x60) says its length in its second byte, a bus-mode frame (0x81-0x8D, LiveChess's 0x92) is
+# four bytes. 0x49 and 0x4C are also ChessLink's I and L: they are DGT's while a DGT host speaks,
+# ChessLink's otherwise. While a DGT host speaks, a line the board would refuse anyway (a byte no
+# line may hold) or one left unfinished for DGT_STALE_MS ends at its next command byte, silently:
+# a DGT host never sends a line end, and a stray byte must not swallow its commands. Line ends
+# inside a DGT message are its data (field 10 is a line feed).
+#
+# Ctrl-C. On the Pico, byte 0x03 raises KeyboardInterrupt before the firmware reads it (that is how
+# mpremote reaches the REPL), but DGT's clock messages carry it (their start byte). So while a DGT
+# host speaks, the Link turns that off (kbd_intr, MicroPython's micropython.kbd_intr, which main.py
+# gives it) and reads 0x03 itself: inside a DGT message it is data, anywhere else it is Ctrl-C and
+# raises KeyboardInterrupt as MicroPython would. When another dialect takes over it is on again.
 #
 # Dialect. Until the PC has sent something the board says nothing (a CPP app opening the port must
 # not take a board event for the answer to its first query); messages for a person wait, a few of
@@ -20,6 +34,8 @@
 #   - a ChessLink message makes ChessLink the dialect once it has arrived whole and well-formed
 #     (its block check right): status reports, the LEDs at the host's call. A malformed message is
 #     ignored and changes nothing, whatever the dialect (a CPP round goes on);
+#   - a DGT message, once whole and well-formed (a bus frame's checksum right), makes DGT the
+#     dialect (link/dgt.py): board dumps, field updates, the clock; malformed ones are ignored;
 #   - a board command answers in any dialect; `new` once accepted, and any board command while no
 #     dialect is chosen yet, make the board's commands the dialect: the board then streams its
 #     events in the words of tools/replay.py (link/commands.py). A refused line changes nothing.
@@ -37,12 +53,20 @@ MAX_LINE = const(128)
 BOARD = "board"
 CPP = "cpp"
 CHESSLINK = "chesslink"
+DGT = "dgt"
 
 # Messages for a person kept until the PC speaks (start-up, resuming a game, a bad board.json).
 _HELD_MAX = const(4)
 # A ChessLink message not finished within this long is dropped (the client went away mid-message).
 _CHESSLINK_STALE_MS = const(1000)
 _CHESSLINK_LETTERS = b"VSLXWRTI"
+# The bytes a DGT host's message starts with (dgtbrd.h): its commands 0x40-0x47, 0x49-0x4D and 0x55
+# (not 0x4E, the boot loader, nor the draughts boards' 0x50-0x54), the clock message 0x2B, the LED
+# command 0x60, the bus-mode commands 0x81-0x8D and LiveChess's 0x92.
+DGT_FIRST = b"+@ABCDEFGIJKLMU`\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b\x8c\x8d\x92"
+# A DGT message not finished within this long is dropped; while a DGT host speaks, an unfinished
+# text line this old ends at its next command byte (see Framing).
+DGT_STALE_MS = const(1000)
 # The commands of CPP (link/cpp.py's table has their handlers): a line starting with one of them
 # brings the CPP dialect in.
 CPP_WORDS = (
@@ -77,20 +101,33 @@ def _chesslink(link):
     return ChessLink(link)
 
 
-DIALECTS = {CPP: _cpp, CHESSLINK: _chesslink}
+def _dgt(link):
+    from link.dgt import Dgt  # noqa: PLC0415 - loaded when a DGT host first speaks
+
+    return Dgt(link)
+
+
+DIALECTS = {CPP: _cpp, CHESSLINK: _chesslink, DGT: _dgt}
 
 
 class Link:
     """One USB serial connection. write(str) sends text lines; write_bytes(buffer) sends raw
-    bytes (ChessLink with parity); by default they go through write() as text."""
+    bytes (ChessLink with parity, DGT); by default they go through write() as text. dgt: the
+    connection is a serial port where DGT hosts may speak (the USB port; not the BLE link, whose
+    services are CPP's and ChessLink's)."""
 
-    def __init__(self, app, write, write_bytes=None):
+    def __init__(self, app, write, write_bytes=None, dgt=False):
         self.app = app
         self.write = write
         self.write_bytes = write_bytes or self._bytes_as_text
+        self.dgt = dgt
+        # main.py's wiring on the Pico: micropython.kbd_intr, and machine.unique_id() (DGT's serial
+        # number is made from it). None elsewhere.
+        self.kbd_intr = None
+        self.board_id = None
         self.now = 0
         self.errors = 0  # lines refused, for tests and status
-        self.dialect = None  # BOARD, CPP or CHESSLINK once the PC has spoken
+        self.dialect = None  # BOARD, CPP, CHESSLINK or DGT once the PC has spoken
         self.speaker = None  # ... and its session, which speaks unasked
         self.polls = False  # poll() has work in this dialect (CPP, ChessLink): main.py skips it else
         self.board = BoardCommands(self)
@@ -103,6 +140,10 @@ class Link:
         self._cr = False  # the last byte was "\r": a "\n" right after it ends nothing
         self._in_message = False  # inside a ChessLink message
         self._message_at = 0
+        self._in_dgt = False  # inside a DGT message
+        self._dgt_at = 0
+        self._line_at = 0  # when the text line being received last grew
+        self._ctrl_c_held = False  # 0x03 reaches the Link (a DGT host speaks): see Ctrl-C
         self._held = []
         self._listener = self.on_event  # one bound method, so detach() finds it in the list
         app.listeners.append(self._listener)
@@ -176,6 +217,15 @@ class Link:
                 self.sessions[CHESSLINK].ignored += 1
 
     def _byte(self, b):
+        if self._in_dgt:
+            if self.now - self._dgt_at < DGT_STALE_MS:
+                self._in_dgt = self._dgt_byte(b, False)
+                return
+            self.sessions[DGT].drop()  # unfinished: ignored
+            self._in_dgt = False
+        if b == 3 and self._ctrl_c_held:
+            self.hold_ctrl_c(False)
+            raise KeyboardInterrupt  # Ctrl-C outside a DGT message: what MicroPython would raise
         if self._in_message:
             if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
                 self._in_message = self._chesslink_byte(b, False)
@@ -190,6 +240,10 @@ class Link:
             self._end_line()
             return
         self._cr = False
+        if self.dgt and b in DGT_FIRST and self._dgt_starts(b):
+            self._dgt_at = self.now
+            self._in_dgt = self._dgt_byte(b, True)
+            return
         if self._len == 0 and self._bad is None and (b & 0x7F) in _CHESSLINK_LETTERS:
             self._message_at = self.now
             self._in_message = self._chesslink_byte(b, True)
@@ -205,6 +259,37 @@ class Link:
         else:
             self._buf[self._len] = b
             self._len += 1
+            self._line_at = self.now
+
+    def _dgt_starts(self, b):
+        """Whether b, a byte a DGT message may start with, starts one here (see Framing)."""
+        speaking = self.dialect == DGT
+        if self._len or self._bad is not None:  # inside a text line
+            if not speaking or (self._bad is None and self.now - self._line_at < DGT_STALE_MS):
+                return False
+            self._len = 0  # a line that would be refused, or stale: it ends here, silently
+            self._bad = None
+            return True
+        if b == 0x49 or b == 0x4C:  # also ChessLink's I and L
+            return speaking
+        return True
+
+    def _dgt_byte(self, b, first):
+        """One byte of a DGT message; returns whether more are to come. The session becomes the
+        dialect when a message is whole and well-formed (link/dgt.py calls use())."""
+        try:
+            if first:
+                return self.session(DGT).start(b)
+            return self.sessions[DGT].byte(b)
+        except Exception as e:  # noqa: BLE001 - a bug (or no memory for the module) must not stop the board
+            self.err("internal error: %s" % short(repr(e)))
+            return False
+
+    def hold_ctrl_c(self, on):
+        """on: 0x03 comes to the Link as a byte (a DGT host speaks); off: it is Ctrl-C again."""
+        if self.kbd_intr is not None and on != self._ctrl_c_held:
+            self.kbd_intr(-1 if on else 3)
+            self._ctrl_c_held = on
 
     def _chesslink_byte(self, b, first):
         """One byte of a ChessLink message; returns whether more are to come. The session only
