@@ -36,7 +36,6 @@
 from micropython import const
 
 from core import signals
-from core.clock import SUDDEN
 from link.link import DGT_FIRST
 from link.pieces import Pieces, close_promotion_choice, follow_takeback, reported
 
@@ -88,6 +87,7 @@ _LEDS_MAX = const(69)  # the Pegasus form at most: 5, speed, mode, intensity, 64
 _IN_MAX = const(72)
 _CLOCK_CHECK_MS = const(100)  # UPDATE_NICE looks at the time shown this often
 
+_SUDDEN = const(0)  # core/clock.py's SUDDEN, not imported: that module loads only with a clock
 _BUS_FIRST = const(0x81)
 _BUS_LAST = const(0x8D)
 _LIVECHESS = const(0x92)
@@ -386,8 +386,8 @@ class Dgt:
             running = c.running
             side = c.side
             fallen = c.fallen
-            extra_white = c.periods[c.period[0]][2] != SUDDEN
-            extra_black = c.periods[c.period[1]][2] != SUDDEN
+            extra_white = c.periods[c.period[0]][2] != _SUDDEN
+            extra_black = c.periods[c.period[1]][2] != _SUDDEN
         else:
             for i in range(6):
                 out[at + i] = 0
@@ -559,7 +559,7 @@ class Dgt:
         self._release_leds()
 
     def enter(self, held):
-        self.link.hold_ctrl_c(True)  # 0x03 is data in clock messages (link/link.py: Ctrl-C)
+        _hold_ctrl_c(self.link, True)  # 0x03 is data in clock messages (link/link.py: Ctrl-C)
         self._sync()
         return held  # DGT has no words for a person: the messages stay held
 
@@ -582,13 +582,20 @@ class Dgt:
             self._poll_clock(now)
 
     def leave(self):
-        self.link.hold_ctrl_c(False)
+        _hold_ctrl_c(self.link, False)
         self.reset()
         self.bus = True
         if self.host_clock is not None:
             self.host_clock = None
             self.app.referee.take_clock_back()  # the board's own clock again, for its next game
             self.app.redraw()
+
+
+def _hold_ctrl_c(link, on):
+    """on: 0x03 comes to the Link as a byte (a DGT host speaks); off: it is Ctrl-C again."""
+    if link.kbd_intr is not None and on != link.ctrl_c_held:
+        link.kbd_intr(-1 if on else 3)
+        link.ctrl_c_held = on
 
 
 def _code(view, sq):

@@ -16,7 +16,7 @@
 # (0x60) says its length in its second byte, a bus-mode frame (0x81-0x8D, LiveChess's 0x92) is
 # four bytes. 0x49 and 0x4C are also ChessLink's I and L: they are DGT's while a DGT host speaks,
 # ChessLink's otherwise. While a DGT host speaks, a line the board would refuse anyway (a byte no
-# line may hold) or one left unfinished for DGT_STALE_MS ends at its next command byte, silently:
+# line may hold) or one left unfinished for a second ends at its next command byte, silently:
 # a DGT host never sends a line end, and a stray byte must not swallow its commands. Line ends
 # inside a DGT message are its data (field 10 is a line feed).
 #
@@ -57,16 +57,15 @@ DGT = "dgt"
 
 # Messages for a person kept until the PC speaks (start-up, resuming a game, a bad board.json).
 _HELD_MAX = const(4)
-# A ChessLink message not finished within this long is dropped (the client went away mid-message).
-_CHESSLINK_STALE_MS = const(1000)
+# A ChessLink or DGT message not finished within this long is dropped (the client went away
+# mid-message); while a DGT host speaks, an unfinished text line this old ends at its next command
+# byte (see Framing).
+_STALE_MS = const(1000)
 _CHESSLINK_LETTERS = b"VSLXWRTI"
 # The bytes a DGT host's message starts with (dgtbrd.h): its commands 0x40-0x47, 0x49-0x4D and 0x55
 # (not 0x4E, the boot loader, nor the draughts boards' 0x50-0x54), the clock message 0x2B, the LED
 # command 0x60, the bus-mode commands 0x81-0x8D and LiveChess's 0x92.
 DGT_FIRST = b"+@ABCDEFGIJKLMU`\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b\x8c\x8d\x92"
-# A DGT message not finished within this long is dropped; while a DGT host speaks, an unfinished
-# text line this old ends at its next command byte (see Framing).
-DGT_STALE_MS = const(1000)
 # The commands of CPP (link/cpp.py's table has their handlers): a line starting with one of them
 # brings the CPP dialect in.
 CPP_WORDS = (
@@ -116,15 +115,22 @@ class Link:
     connection is a serial port where DGT hosts may speak (the USB port; not the BLE link, whose
     services are CPP's and ChessLink's)."""
 
+    # DGT's, as class attributes: an instance has them only where they are set, which keeps every
+    # Link (the BLE link's, the online central's) as small as before DGT.
+    dgt = False
+    # main.py's wiring on the Pico: micropython.kbd_intr, and machine.unique_id() (DGT's serial
+    # number is made from it). ctrl_c_held: 0x03 reaches the Link (see Ctrl-C).
+    kbd_intr = None
+    board_id = None
+    ctrl_c_held = False
+    _line_at = 0  # when the text line being received last grew (while a DGT host speaks)
+
     def __init__(self, app, write, write_bytes=None, dgt=False):
         self.app = app
         self.write = write
         self.write_bytes = write_bytes or self._bytes_as_text
-        self.dgt = dgt
-        # main.py's wiring on the Pico: micropython.kbd_intr, and machine.unique_id() (DGT's serial
-        # number is made from it). None elsewhere.
-        self.kbd_intr = None
-        self.board_id = None
+        if dgt:
+            self.dgt = True
         self.now = 0
         self.errors = 0  # lines refused, for tests and status
         self.dialect = None  # BOARD, CPP, CHESSLINK or DGT once the PC has spoken
@@ -138,12 +144,8 @@ class Link:
         self._len = 0
         self._bad = None  # why the line being received will be refused, or None
         self._cr = False  # the last byte was "\r": a "\n" right after it ends nothing
-        self._in_message = False  # inside a ChessLink message
+        self._message = None  # the dialect (CHESSLINK, DGT) whose message is being received
         self._message_at = 0
-        self._in_dgt = False  # inside a DGT message
-        self._dgt_at = 0
-        self._line_at = 0  # when the text line being received last grew
-        self._ctrl_c_held = False  # 0x03 reaches the Link (a DGT host speaks): see Ctrl-C
         self._held = []
         self._listener = self.on_event  # one bound method, so detach() finds it in the list
         app.listeners.append(self._listener)
@@ -204,34 +206,30 @@ class Link:
         its messages, split anywhere; any other byte is ignored, as a Millennium board ignores it,
         so no board command or CPP line reaches the game through it."""
         for b in data:
-            if self._in_message:
-                if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
-                    self._in_message = self._chesslink_byte(b, False)
+            if self._message is not None:
+                if self.now - self._message_at < _STALE_MS and b != 10 and b != 13:
+                    self._message_byte(CHESSLINK, b, False)
                     continue
                 self.sessions[CHESSLINK].drop()
-                self._in_message = False
+                self._message = None
             if (b & 0x7F) in _CHESSLINK_LETTERS:
-                self._message_at = self.now
-                self._in_message = self._chesslink_byte(b, True)
+                self._message_byte(CHESSLINK, b, True)
             elif CHESSLINK in self.sessions:
                 self.sessions[CHESSLINK].ignored += 1
 
     def _byte(self, b):
-        if self._in_dgt:
-            if self.now - self._dgt_at < DGT_STALE_MS:
-                self._in_dgt = self._dgt_byte(b, False)
+        m = self._message
+        if m is not None:
+            # A line end ends a ChessLink message; in a DGT message it is data.
+            if self.now - self._message_at < _STALE_MS and (m == DGT or b != 10 and b != 13):
+                self._message_byte(m, b, False)
                 return
-            self.sessions[DGT].drop()  # unfinished: ignored
-            self._in_dgt = False
-        if b == 3 and self._ctrl_c_held:
-            self.hold_ctrl_c(False)
+            self.sessions[m].drop()  # unfinished: ignored, as a Millennium board does
+            self._message = None
+        if b == 3 and self.ctrl_c_held:
+            self.kbd_intr(3)
+            self.ctrl_c_held = False
             raise KeyboardInterrupt  # Ctrl-C outside a DGT message: what MicroPython would raise
-        if self._in_message:
-            if self.now - self._message_at < _CHESSLINK_STALE_MS and b != 10 and b != 13:
-                self._in_message = self._chesslink_byte(b, False)
-                return
-            self.sessions[CHESSLINK].drop()  # unfinished: ignored, as a Millennium board does
-            self._in_message = False
         if b == 10 or b == 13:  # "\n" or "\r": the end of a line
             if b == 10 and self._cr:
                 self._cr = False
@@ -241,12 +239,10 @@ class Link:
             return
         self._cr = False
         if self.dgt and b in DGT_FIRST and self._dgt_starts(b):
-            self._dgt_at = self.now
-            self._in_dgt = self._dgt_byte(b, True)
+            self._message_byte(DGT, b, True)
             return
         if self._len == 0 and self._bad is None and (b & 0x7F) in _CHESSLINK_LETTERS:
-            self._message_at = self.now
-            self._in_message = self._chesslink_byte(b, True)
+            self._message_byte(CHESSLINK, b, True)
             return
         if self._bad is not None:
             return  # discarding up to the next line end
@@ -259,13 +255,14 @@ class Link:
         else:
             self._buf[self._len] = b
             self._len += 1
-            self._line_at = self.now
+            if self.dgt:
+                self._line_at = self.now
 
     def _dgt_starts(self, b):
         """Whether b, a byte a DGT message may start with, starts one here (see Framing)."""
         speaking = self.dialect == DGT
         if self._len or self._bad is not None:  # inside a text line
-            if not speaking or (self._bad is None and self.now - self._line_at < DGT_STALE_MS):
+            if not speaking or (self._bad is None and self.now - self._line_at < _STALE_MS):
                 return False
             self._len = 0  # a line that would be refused, or stale: it ends here, silently
             self._bad = None
@@ -274,33 +271,22 @@ class Link:
             return speaking
         return True
 
-    def _dgt_byte(self, b, first):
-        """One byte of a DGT message; returns whether more are to come. The session becomes the
-        dialect when a message is whole and well-formed (link/dgt.py calls use())."""
+    def _message_byte(self, dialect, b, first):
+        """One byte of a ChessLink or DGT message (the first starts it). The session becomes the
+        dialect only when a message is whole and well-formed (its start() and byte() call use())."""
+        more = False
         try:
             if first:
-                return self.session(DGT).start(b)
-            return self.sessions[DGT].byte(b)
-        except Exception as e:  # noqa: BLE001 - a bug (or no memory for the module) must not stop the board
-            self.err("internal error: %s" % short(repr(e)))
-            return False
-
-    def hold_ctrl_c(self, on):
-        """on: 0x03 comes to the Link as a byte (a DGT host speaks); off: it is Ctrl-C again."""
-        if self.kbd_intr is not None and on != self._ctrl_c_held:
-            self.kbd_intr(-1 if on else 3)
-            self._ctrl_c_held = on
-
-    def _chesslink_byte(self, b, first):
-        """One byte of a ChessLink message; returns whether more are to come. The session only
-        becomes the dialect when a message is whole and well-formed (ChessLink.byte calls use())."""
-        try:
-            if first:
-                return self.session(CHESSLINK).start(b)
-            return self.sessions[CHESSLINK].byte(b)
-        except Exception as e:  # noqa: BLE001 - a bug must not stop the board; say what broke
-            self.err("internal error: %s" % short(repr(e)))
-            return False
+                self._message_at = self.now
+                more = self.session(dialect).start(b)
+            else:
+                more = self.sessions[dialect].byte(b)
+        except Exception as e:  # noqa: BLE001 - a bug (or no memory for a module) must not stop the board
+            try:
+                self.err("internal error: %s" % short(repr(e)))
+            except MemoryError:
+                pass  # not even the memory to say so: the byte is dropped, the board goes on
+        self._message = dialect if more else None
 
     def _end_line(self):
         bad = self._bad
