@@ -710,3 +710,22 @@ def test_without_dgt_on_its_transport_the_link_reads_dgt_bytes_as_before():
     rig.send(b"\x87\x00\x00\x07\n")
     assert rig.lines() == ["err non-ASCII byte 0x87: line ignored"]
     assert DGT not in rig.link.sessions
+
+
+def test_no_memory_for_the_dgt_module_drops_its_bytes_and_the_board_goes_on(monkeypatch):
+    """On a heap too full to load link/dgt.py, even the err line may find no memory: the byte is
+    dropped, nothing escapes the Link, and the board's commands answer as ever."""
+    import link.link as link_module
+
+    def no_memory(link):
+        raise MemoryError("memory allocation failed, allocating 1280 bytes")
+
+    monkeypatch.setitem(link_module.DIALECTS, DGT, no_memory)
+    rig = Rig(dgt=True)
+    rig.send(b"\x4d")
+    assert rig.lines() == ["err internal error: MemoryError('memory a..."]
+    rig.link.err = no_memory  # the err line itself out of memory
+    rig.send(b"\x4b\x4d\x42")
+    del rig.link.err
+    assert DGT not in rig.link.sessions and rig.link.dialect is None
+    assert rig.ask("fen") == ["fen " + rig.game.fen()]
