@@ -683,8 +683,10 @@ def test_the_other_dialects_after_a_dgt_host():
     assert split(b"".join(rig.out)) == ["i0055mm"]
     rig.out.clear()
     assert rig.ask("feature msg") == ["ok"]  # a CPP app next
-    rig.send(b"\x4d")  # and DGT again
+    rig.send(b"\x4d")  # and DGT again, in the mode it left (UPDATE_BRD)
     assert kinds(messages(rig)) == [VERSION] and rig.link.dialect == DGT
+    rig.play("e2e4")
+    assert named(updates(messages(rig))) == [("e2", "."), ("e4", "P")]
 
 
 def test_a_person_at_the_terminal_while_a_dgt_host_speaks():

@@ -284,7 +284,7 @@ class Dgt:
             self._send(_TRADEMARK, (TRADEMARK % self.serial).encode())
         elif b == 0x49:  # SEND_EE_MOVES: the position now (the board keeps no move log)
             self.follow(self.link.now)
-            self._send(_EE_MOVES, self.position_tags(True))
+            self._send(_EE_MOVES, self._position_tags())
         elif b == 0x4A:  # TO_BUSMODE
             self.bus = True
         elif b == 0x4C:  # SEND_BATTERY_STATUS: powered by USB, nothing to run out
@@ -294,17 +294,16 @@ class Dgt:
         elif b == 0x55:  # RETURN_LONG_SERIALNR
             self._send(_LONG_SERIALNR, ("%010d" % self.serial).encode())
 
-    def position_tags(self, eof):
-        """The start tag and a piece tag for every occupied field, as the internal storage holds a
-        position (and EE_EOF at its end when eof)."""
+    def _position_tags(self):
+        """The start tag, a piece tag for every occupied field (as the internal storage holds a
+        position), and EE_EOF, as its dump ends."""
         out = bytearray((EE_START_TAG,))
         shown = self.shown
         for f in range(64):
             if shown[f]:
                 out.append(PIECE_TAG | shown[f])
                 out.append(f)
-        if eof:
-            out.append(EE_EOF)
+        out.append(EE_EOF)
         return out
 
     def _send(self, kind, data):
@@ -582,9 +581,10 @@ class Dgt:
             self._poll_clock(now)
 
     def leave(self):
+        """Another dialect takes the port: the LEDs, Ctrl-C and the clock are the board's again.
+        The mode stays (as a DGT board's does): a host that speaks again finds it as it left it."""
         _hold_ctrl_c(self.link, False)
-        self.reset()
-        self.bus = True
+        self._release_leds()
         if self.host_clock is not None:
             self.host_clock = None
             self.app.referee.take_clock_back()  # the board's own clock again, for its next game
