@@ -3,9 +3,10 @@
 # scanning whatever a feature does (a MemoryError or a bug in the radio, the network or a clock
 # display stops that feature, never the game: docs/spec.md section 11).
 #
-# Ctrl-C stays enabled (micropython.kbd_intr is left alone): mpremote reaches the REPL by sending
-# Ctrl-C, which raises KeyboardInterrupt in the loop below and ends main.py. The same byte (0x03)
-# inside protocol traffic does the same, which is why the USB protocol is ASCII text only.
+# Ctrl-C stays enabled: mpremote reaches the REPL by sending Ctrl-C, which raises KeyboardInterrupt
+# in the loop below and ends main.py. The same byte (0x03) inside protocol traffic does the same,
+# which is why the USB protocol is ASCII text only; but for DGT's clock messages, which carry it:
+# while a DGT host speaks the Link takes 0x03 itself through micropython.kbd_intr (link/link.py).
 import sys
 import time
 

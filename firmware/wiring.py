@@ -85,6 +85,7 @@ def make_hardware(settings=None, machine=None, neopixel=None, settings_path=None
     hw.status_led = pico.make_status_led(settings, machine)
     hw.oled = pico.make_oled(settings, machine, said.append)
     hw.set_rtc = pico.rtc_setter(machine)  # for start_online()
+    hw.board_id = machine.unique_id() if hasattr(machine, "unique_id") else None  # DGT's serial number
     return hw
 
 
@@ -98,13 +99,19 @@ def wire(hw, write=None, fs=None, bluetooth=None):
 
     settings = hw.settings
     write_bytes = None
-    if write is None:
+    port = write is None  # the Pico's own USB serial port
+    if port:
         write = sys.stdout.write
-        # ChessLink with parity sends bytes above 127: raw, past the text layer.
+        # ChessLink with parity and DGT send bytes above 127: raw, past the text layer.
         write_bytes = getattr(sys.stdout, "buffer", sys.stdout).write
     store = GameStore(settings.save_path, fs) if settings.save_path else None
     app = App(settings, hw.matrix, hw.leds, store, clock=ticks_us)  # the clock times the engine's slices
-    link = Link(app, write, write_bytes)
+    link = Link(app, write, write_bytes, dgt=True)
+    if port:  # DGT hosts: 0x03 is data in their clock messages; the serial number from the chip's id
+        import micropython
+
+        link.kbd_intr = getattr(micropython, "kbd_intr", None)
+        link.board_id = hw.board_id
     app.console = link.info
     app.row_drive_ma = hw.row_drive_ma  # for the selftest's report
     if settings.ble != "off":

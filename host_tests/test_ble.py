@@ -513,6 +513,40 @@ def test_a_stray_chesslink_letter_in_garbage_never_swallows_the_next_message(rig
     assert client.messages() == ["i0055mm"]
 
 
+# DGT's commands, frames and messages as a DGT host on a serial port sends them (link/dgt.py).
+DGT_BYTES = (b"\x4b", b"\x4d", b"\x42", b"\x49", b"\x4c", b"\x2b\x03\x03\x09\x00", b"\x60\x02\x00\x00",
+             b"\x60\x04\x01\x0c\x1c\x00", b"\x87\x00\x00\x07", b"\x92\x00\x00\x12")
+
+
+def test_dgt_is_a_serial_ports_dialect_and_its_bytes_over_ble_change_nothing(rigs):
+    """DGT hosts speak over a serial port: the BLE link has no DGT. Its bytes on the CPP service
+    are refused as any non-CPP write is (one err each), on the ChessLink service ignored as any
+    non-ChessLink byte is; the game, the LEDs and a DGT host on the USB port are untouched."""
+    rig = rigs(dgt=True)  # the USB link takes DGT hosts, as main.py wires it
+    rig.send(b"\x44")  # a DGT host on USB, field updates on
+    phone = rig.phone()
+    phone.connect()
+    fen = rig.game.fen()
+    for data in DGT_BYTES:
+        phone.write(data)
+        got = [v.decode() for v in phone.take()]
+        assert len(got) == 1 and got[0].startswith("err "), (data, got)
+    client = ChessLinkClient(phone, False)
+    for data in DGT_BYTES:
+        phone.write(data, name="chesslink_rx")
+        rig.run(10)
+    rig.run(1100)  # an I or L the bytes began (ChessLink's letters too) goes stale
+    assert client.messages() == [] and phone.take("cpp") == []
+    assert "dgt" not in rig.ble.link.sessions and rig.ble.link.dialect in (None, CHESSLINK)
+    assert rig.game.fen() == fen and rig.app.host_frame is None
+    client.send("W0201")  # ChessLink goes on over BLE (reports off: only answers come) ...
+    client.send("V")
+    assert client.messages() == ["w0201", "v0103"]
+    rig.out.clear()
+    rig.play("e2e4")  # ... and the DGT host on USB has its field updates
+    assert b"".join(x for x in rig.out if isinstance(x, bytes)) == b"\x8e\x00\x05\x34\x00\x8e\x00\x05\x24\x01"
+
+
 def test_chesslink_reconnection_gets_the_status_with_what_changed(rigs):
     rig = rigs()
     phone = rig.phone()

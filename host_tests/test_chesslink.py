@@ -23,7 +23,7 @@ from chesslink_client import (
 from companion_rig import SimBoard, dump, hand_commands
 from core import signals as S
 from core.position import parse_square
-from link.chesslink import PROMOTION_CHOICE_MS
+from link.pieces import PROMOTION_CHOICE_MS
 from test_link import Rig, frame_squares
 
 

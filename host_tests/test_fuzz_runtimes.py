@@ -1,4 +1,4 @@
-"""The USB link fuzz (host_tests/portable/test_fuzz_link.py) and its three dialects
+"""The USB link fuzz (host_tests/portable/test_fuzz_link.py, DGT among its bytes) and its three dialects
 (test_link_dialects.py) on the MicroPython unix port, with a heap big enough (768 kB) to compile the whole
 board from .py (at 320 kB the portable run skips them: the Pico loads .mpy files and needs no
 compiler memory)."""

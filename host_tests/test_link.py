@@ -20,9 +20,10 @@ START_PLACEMENT = STARTING_FEN.split()[0]
 
 
 class Rig:
-    """A board on fakes with its USB link; out collects what the link wrote."""
+    """A board on fakes with its USB link; out collects what the link wrote. dgt: the link takes
+    DGT hosts as the USB port does (main.py)."""
 
-    def __init__(self, occupied=None, store=True, mode="strict"):
+    def __init__(self, occupied=None, store=True, mode="strict", dgt=False):
         self.vm = VirtualReedMatrix()
         squares = occupied if occupied is not None else list(range(16)) + list(range(48, 64))
         for sq in squares:
@@ -34,7 +35,7 @@ class Rig:
         self.leds = TextLeds()
         self.app = App(settings, scanner, self.leds, self.store)
         self.out = []
-        self.link = Link(self.app, self.out.append, lambda data: self.out.append(bytes(data)))
+        self.link = Link(self.app, self.out.append, lambda data: self.out.append(bytes(data)), dgt=dgt)
         self.app.console = self.link.info
         self.t = 0
         self.app.start(0)

@@ -28,3 +28,11 @@ def test_loop_turns_allocate_nothing_on_micropython():
     assert "code from .mpy" in figures["ram_free_after_start"]
     # 64 kB here is about 100 kB on the chip: room for the engine (docs/figures.md) and a game.
     assert free > 64 * 1024, "the board leaves only %d bytes of a %s heap" % (free, PICO_HEAP)
+
+
+def test_loop_turns_with_a_dgt_host_allocate_nothing_on_micropython():
+    out = run_on_mpy(["tools/bench/bench_board.py", "--mpy", "--dgt"], heap=PICO_HEAP)
+    figures = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    assert figures["alloc_per_idle_tick_in_dgt"] == "0 bytes"
+    assert figures["alloc_per_idle_tick_in_dgt_bus"] == "0 bytes"
+    assert "ram_dgt_session" in figures

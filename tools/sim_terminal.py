@@ -348,7 +348,7 @@ class Terminal:
                 faces.append("%s %s%s" % (name, short_text(c[name]), " *" if c["running"] == side else ""))
             self.say("clock %s: %s | %s" % (c["control"], " - ".join(faces), c["state"]))
         app = self.app_time()
-        if app is not None:  # a CPP app keeps the clock (`time W B`): what the board's display shows
+        if app is not None:  # a CPP app (`time W B`) or a DGT host (SetNRun) keeps the clock: what the display shows
             from core.clock import short_text
 
             self.say("clock app: white %s - black %s" % (short_text(app[0]), short_text(app[1])))
@@ -360,7 +360,7 @@ class Terminal:
     link = None  # the USB link's firmware Link, with --serial
 
     def app_time(self):
-        """The times a CPP app sent with `time W B` in its round, or None."""
+        """The times of the clock a PC program keeps (link/clock_command.py app_time), or None."""
         if self.link is None:
             return None
         from link.clock_command import app_time

@@ -1,4 +1,4 @@
-# The link to the PC and the phone apps: one serial connection, three dialects (docs/usb-link.md).
+# The link to the PC and the phone apps: one serial connection, four dialects (docs/usb-link.md).
 #
 #   link/link.py            the Link: frames the bytes of one connection and picks the dialect
 #                           (docs/spec.md section 6); the interface every dialect implements
@@ -10,10 +10,12 @@
 #   link/cpp_commands.py    ... the central's commands (begin, move, feature, ...)
 #   link/cpp_terms.py       ... and what both use
 #   link/chesslink.py       Millennium ChessLink (V, S, L, X, W, R, T, I) of BearChess, Lucas Chess, ...
-#   link/pieces.py          what stands on each square, as far as the board can tell (CPP and ChessLink)
+#   link/dgt.py             DGT's board protocol (dgtbrd.h) of picochess, LiveChess, Rabbit, on the USB port
+#   link/dgt_bus.py         ... its bus mode (LiveChess), loaded with the first bus frame
+#   link/pieces.py          what stands on each square, as far as the board can tell (CPP, ChessLink, DGT)
 #   link/ble.py             a second Link over Bluetooth LE on a Pico W, for phone apps (CPP, ChessLink)
-# CPP and ChessLink are imported when the PC first speaks them, so a board that never meets them
-# keeps their bytecode out of RAM. The Link is `from link.link import Link`.
+# CPP, ChessLink and DGT are imported when the PC first speaks them, so a board that never meets
+# them keeps their bytecode out of RAM. The Link is `from link.link import Link`.
 #
 # Here, and nothing else: what the lines may carry, for the Link and the dialects alike. This file
 # imports nothing, so no module of the package imports back into one that imports it. (A module of

@@ -26,19 +26,12 @@
 # connects in the middle of a game cannot, so the board sends what the hosts expect: h1 to a1, h2
 # to a2, ... a8; LED 1 at the h1 corner, 9 at h8, 73 at a1, 81 at a8.
 #
-# Promotion. The board cannot see which piece stands on the promotion square: the player chooses
-# it by taps (core/referee.py). Until the choice is made the status shows the pawn there, never a
-# piece the player has not chosen: a host that reads pieces from the status would take a queen
-# move at once. The choice is made when the opponent lifts a piece, or once the piece has stood
-# still PROMOTION_CHOICE_MS since it landed or its last tap; then the session closes the choice
-# (the board's game and the host's agree on the piece from there on).
+# Promotion: the status shows the pawn on the promotion square until the player's choice of piece
+# is made (link/pieces.py says how).
 from micropython import const
 
-from app import PROMOTION_QUIET_MS
 from core import signals
-from core.position import BLACK, PAWN, move_promotion, move_to
-from core.referee import PLAY
-from link.pieces import SYMBOLS, Pieces
+from link.pieces import SYMBOLS, Pieces, close_promotion_choice, follow_takeback, reported
 
 _LETTERS = SYMBOLS.encode()  # bytes: indexing gives an int, allocating nothing
 
@@ -55,9 +48,6 @@ _HEX = b"0123456789ABCDEF"
 _STATUS_LEN = const(67)
 _DEFAULT_SCAN = const(20)  # E2ROM 01 default: 20 x 2.048 ms = 41 ms a scan
 _MIN_SCAN = const(15)
-# How long a promoted piece stands untouched before its choice counts as made (taps come quicker):
-# the stillness the App waits for before it saves a promotion, for the same reason.
-PROMOTION_CHOICE_MS = PROMOTION_QUIET_MS
 
 
 def _hex_value(b):
@@ -219,33 +209,9 @@ class ChessLink:
                 out[i] = b if _odd(b) else b | 0x80
         self.link.write_bytes(out)
 
-    def _read(self):
-        """The pieces to report: what the game knows of every square, with the pawn still on a
-        promotion square whose piece the player has not chosen yet."""
-        ref = self.app.referee
-        squares = self.pieces.read(ref, True)
-        m = 0
-        if ref.pending_kind == "move" and move_promotion(ref.pending):
-            m = ref.pending  # on its way: not even played yet
-        elif ref.promotion_square >= 0:
-            m = ref.game.last_move()  # played, its piece still open to taps
-        if m and squares[move_to(m)]:
-            squares[move_to(m)] = PAWN | (squares[move_to(m)] & BLACK)
-        return squares
-
-    def _choice_made(self, now):
-        """Close the promotion choice once the piece has stood still long enough (see above)."""
-        ref = self.app.referee
-        if ref.promotion_square < 0 or ref.emptied or ref.filled or ref.pending:
-            return False
-        if now - ref.last_change < PROMOTION_CHOICE_MS:
-            return False
-        ref.end_promotion_choice()
-        return True
-
     def _send_status(self):
         """The pieces as the board knows them, framed into the preallocated status buffer."""
-        squares = self._read()
+        squares = reported(self.pieces, self.app.referee)
         self._shown[:] = squares
         out = self._status
         out[0] = 115  # s
@@ -280,19 +246,14 @@ class ChessLink:
     def poll(self, now):
         """Automatic status reports (E2ROM 02): on every change, or at a fixed period."""
         ref = self.app.referee
-        if ref.error is not None and ref.phase == PLAY and ref.game.ply() and ref.occ == ref.prev:
-            # The host's program took the last move back (its takeback button, then the pieces):
-            # the board follows, as casual mode would, or it could read no move after it.
-            game = ref.game
-            game.pop()
-            self.link.load(game)
-        self._choice_made(now)  # closing it changes ref.version: the piece chosen is reported below
+        follow_takeback(self.link)  # the host's takeback button, then the pieces (link/pieces.py)
+        close_promotion_choice(ref, now)  # closing it changes ref.version: the piece chosen is reported below
         mode = self.e2rom[2] & 7
         if mode == 1:
             return
         if ref.version != self._version:
             self._version = ref.version
-            squares = self._read()
+            squares = reported(self.pieces, ref)
             if squares != self._shown:
                 self._report = True
         if mode >= 3:

@@ -5,17 +5,20 @@
 #   clock start|pause|resume
 # STATE: waiting (until white's first move or `clock start`), running, paused, stopped (the game
 # ended), flag-w / flag-b (that side's flag fell). When a CPP app keeps the clock (its `time W B`
-# in a round), the board reports the app's times instead: `clock W B app app`. Loaded when the
-# command is first used.
+# in a round) or a DGT host does (its SetNRun), the board reports the app's times instead:
+# `clock W B app app`. Loaded when the command is first used.
 from core.clock import control_text
 from core.referee import SETUP
 
 
 def app_time(link):
-    """(white ms, black ms) a CPP app sent with `time` in the round on now, or None."""
+    """(white ms, black ms) of the clock a PC program keeps: a CPP app's `time` in the round on now
+    (as last sent), a DGT host's SetNRun while it speaks (counting down), or None."""
     cpp = link.sessions.get("cpp")
     if cpp is not None and cpp.round and cpp.time is not None:
         return cpp.time
+    if link.dialect == "dgt":
+        return link.sessions["dgt"].host_times(link.now)
     return None
 
 

@@ -1,10 +1,10 @@
-# The Link: one serial connection (USB, or the BLE link's channels), three dialects, told apart by
-# what the PC sends first (docs/spec.md section 6). The package's map is link/__init__.py.
+# The Link: one serial connection (USB, or the BLE link's channels), four dialects, told apart by
+# what the PC sends first (docs/spec.md sections 6 and 12). The package's map is link/__init__.py.
 #
 # The Link only frames bytes and picks the dialect; each dialect is a session object of its own
 # module, and the Link speaks to whichever is on through one interface (below, DIALECTS), so it
-# never asks which dialect that is. CPP and ChessLink are imported when the PC first speaks them,
-# so a board that never meets them keeps their bytecode out of RAM.
+# never asks which dialect that is. CPP, ChessLink and DGT are imported when the PC first speaks
+# them, so a board that never meets them keeps their bytecode out of RAM.
 #
 # Framing. Text lines: ASCII, at most MAX_LINE bytes; "\n", "\r\n" and a lone "\r" (a terminal's
 # Enter) end one. A line too long, or with a non-ASCII or control byte, gets one `err` and changes
@@ -12,6 +12,20 @@
 # letters (bit 7 may carry parity) where a line would start, and its command letter says how long it
 # is; hex digits follow, so any other byte ends it unfinished (and is read afresh). Text lines start
 # lower case, so the first byte of a message decides which framing it gets.
+# DGT's messages (on a serial port only: Link(..., dgt=True)) have no line end either: a host's
+# command is one byte (0x40-0x55, upper case in ASCII), a clock message (0x2B) or the LED command
+# (0x60) says its length in its second byte, a bus-mode frame (0x81-0x8D, LiveChess's 0x92) is
+# four bytes. 0x49 and 0x4C are also ChessLink's I and L: they are DGT's while a DGT host speaks,
+# ChessLink's otherwise. While a DGT host speaks, a line the board would refuse anyway (a byte no
+# line may hold) or one left unfinished for a second ends at its next command byte, silently:
+# a DGT host never sends a line end, and a stray byte must not swallow its commands. Line ends
+# inside a DGT message are its data (field 10 is a line feed).
+#
+# Ctrl-C. On the Pico, byte 0x03 raises KeyboardInterrupt before the firmware reads it (that is how
+# mpremote reaches the REPL), but DGT's clock messages carry it (their start byte). So while a DGT
+# host speaks, the Link turns that off (kbd_intr, MicroPython's micropython.kbd_intr, which wiring.py
+# gives it) and reads 0x03 itself: inside a DGT message it is data, anywhere else it is Ctrl-C and
+# raises KeyboardInterrupt as MicroPython would. When another dialect takes over it is on again.
 #
 # Dialect. Until the PC has sent something the board says nothing (a CPP app opening the port must
 # not take a board event for the answer to its first query); messages for a person wait, a few of
@@ -21,6 +35,8 @@
 #   - a ChessLink message makes ChessLink the dialect once it has arrived whole and well-formed
 #     (its block check right): status reports, the LEDs at the host's call. A malformed message is
 #     ignored and changes nothing, whatever the dialect (a CPP round goes on);
+#   - a DGT message, once whole and well-formed (a bus frame's checksum right), makes DGT the
+#     dialect (link/dgt.py): board dumps, field updates, the clock; malformed ones are ignored;
 #   - a board command answers in any dialect; `new` once accepted, and any board command while no
 #     dialect is chosen yet, make the board's commands the dialect: the board then streams its
 #     events in the words of tools/replay.py (link/commands.py). A refused line changes nothing.
@@ -37,16 +53,23 @@ MAX_LINE = const(128)
 BOARD = "board"
 CPP = "cpp"
 CHESSLINK = "chesslink"
+DGT = "dgt"
 
 # Messages for a person kept until the PC speaks (start-up, resuming a game, a bad board.json).
 _HELD_MAX = const(4)
-# A ChessLink message not finished within this long is dropped (the client went away mid-message).
-_CHESSLINK_STALE_MS = const(1000)
+# A ChessLink or DGT message not finished within this long is dropped (the client went away
+# mid-message); while a DGT host speaks, an unfinished text line this old ends at its next command
+# byte (see Framing).
+_STALE_MS = const(1000)
 _CHESSLINK_LETTERS = b"VSLXWRTI"
 # After its letter a ChessLink message is upper-case hex digits only (its fields and its block
 # check), and no command letter is one: a byte that is not one ends a message that cannot be
 # whole (a stray letter in garbage), at once, so the next message's letter starts it afresh.
 _CHESSLINK_DIGITS = b"0123456789ABCDEF"
+# The bytes a DGT host's message starts with (dgtbrd.h): its commands 0x40-0x47, 0x49-0x4D and 0x55
+# (not 0x4E, the boot loader, nor the draughts boards' 0x50-0x54), the clock message 0x2B, the LED
+# command 0x60, the bus-mode commands 0x81-0x8D and LiveChess's 0x92.
+DGT_FIRST = b"+@ABCDEFGIJKLMU`\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b\x8c\x8d\x92"
 # The commands of CPP (link/cpp.py's table has their handlers): a line starting with one of them
 # brings the CPP dialect in.
 CPP_WORDS = (
@@ -87,20 +110,40 @@ def _chesslink(link):
     return ChessLink(link)
 
 
-DIALECTS = {BOARD: _board, CPP: _cpp, CHESSLINK: _chesslink}
+def _dgt(link):
+    from link.dgt import Dgt  # noqa: PLC0415 - loaded when a DGT host first speaks
+
+    return Dgt(link)
+
+
+DIALECTS = {BOARD: _board, CPP: _cpp, CHESSLINK: _chesslink, DGT: _dgt}
 
 
 class Link:
     """One USB serial connection. write(str) sends text lines; write_bytes(buffer) sends raw
-    bytes (ChessLink with parity); by default they go through write() as text."""
+    bytes (ChessLink with parity, DGT); by default they go through write() as text. dgt: the
+    connection is a serial port where DGT hosts may speak (the USB port; not the BLE link, whose
+    services are CPP's and ChessLink's)."""
 
-    def __init__(self, app, write, write_bytes=None):
+    # DGT's, as class attributes: an instance has them only where they are set, which keeps every
+    # Link (the BLE link's, the online central's) as small as before DGT.
+    dgt = False
+    # wiring.py on the Pico: micropython.kbd_intr, and machine.unique_id() (DGT's serial
+    # number is made from it). ctrl_c_held: 0x03 reaches the Link (see Ctrl-C).
+    kbd_intr = None
+    board_id = None
+    ctrl_c_held = False
+    _line_at = 0  # when the text line being received last grew (while a DGT host speaks)
+
+    def __init__(self, app, write, write_bytes=None, dgt=False):
         self.app = app
         self.write = write
         self.write_bytes = write_bytes or self._bytes_as_text
+        if dgt:
+            self.dgt = True
         self.now = 0
         self.errors = 0  # lines refused, for tests and status
-        self.dialect = None  # BOARD, CPP or CHESSLINK once the PC has spoken
+        self.dialect = None  # BOARD, CPP, CHESSLINK or DGT once the PC has spoken
         self.speaker = None  # ... and its session, which speaks unasked
         self.polls = False  # poll() has work in this dialect (CPP, ChessLink): loop.py skips it else
         # The dialects' sessions by name, made when first spoken: sessions.get(CPP) is the CPP
@@ -111,7 +154,7 @@ class Link:
         self._len = 0
         self._bad = None  # why the line being received will be refused ("": silently), or None
         self._cr = False  # the last byte was "\r": a "\n" right after it ends nothing
-        self._in_message = False  # inside a ChessLink message
+        self._message = None  # the dialect (CHESSLINK, DGT) whose message is being received
         self._message_at = 0
         self._held = []
         self._listener = self.on_event  # one bound method, so detach() finds it in the list
@@ -173,37 +216,44 @@ class Link:
         its messages, split anywhere; any other byte is ignored, as a Millennium board ignores it,
         so no board command or CPP line reaches the game through it."""
         for b in data:
-            if self._in_message:
-                if self._continues_message(b):
-                    self._in_message = self._chesslink_byte(b, False)
+            if self._message is not None:
+                if self._continues(CHESSLINK, b):
+                    self._message_byte(CHESSLINK, b, False)
                     continue
                 self.sessions[CHESSLINK].drop()
-                self._in_message = False
+                self._message = None
             if (b & 0x7F) in _CHESSLINK_LETTERS:
-                self._message_at = self.now
-                self._in_message = self._chesslink_byte(b, True)
+                self._message_byte(CHESSLINK, b, True)
             elif CHESSLINK in self.sessions:
                 self.sessions[CHESSLINK].ignored += 1
 
-    def _continues_message(self, b):
-        """Whether byte b can be the next of the ChessLink message being received: a hex digit
-        (bit 7 may carry parity), within a second of its start (the client may have gone)."""
-        return (b & 0x7F) in _CHESSLINK_DIGITS and self.now - self._message_at < _CHESSLINK_STALE_MS
+    def _continues(self, dialect, b):
+        """Whether byte b can be the next of the message being received, within a second of its
+        start (the client may have gone): in a ChessLink message a hex digit (bit 7 may carry
+        parity); in a DGT message any byte (a line end is data there)."""
+        if self.now - self._message_at >= _STALE_MS:
+            return False
+        return dialect == DGT or (b & 0x7F) in _CHESSLINK_DIGITS
 
     def _byte(self, b):
-        if self._in_message:
-            if self._continues_message(b):
-                self._in_message = self._chesslink_byte(b, False)
+        m = self._message
+        if m is not None:
+            if self._continues(m, b):
+                self._message_byte(m, b, False)
                 return
-            # Unfinished: ignored, as a Millennium board does. A command letter starts the next
-            # message at once; any other byte within the second is the broken message's rest,
-            # dropped silently up to the line end (a text line starts after one).
-            self.sessions[CHESSLINK].drop()
-            self._in_message = False
-            if b != 10 and b != 13 and self.now - self._message_at < _CHESSLINK_STALE_MS:
+            self.sessions[m].drop()  # unfinished: ignored, as a Millennium board does
+            self._message = None
+            # A ChessLink command letter starts the next message at once; any other byte within
+            # the second is the broken message's rest, dropped silently up to the line end (a
+            # text line starts after one).
+            if m == CHESSLINK and b != 10 and b != 13 and self.now - self._message_at < _STALE_MS:
                 if (b & 0x7F) not in _CHESSLINK_LETTERS:
                     self._bad = ""
                     return
+        if b == 3 and self.ctrl_c_held:
+            self.kbd_intr(3)
+            self.ctrl_c_held = False
+            raise KeyboardInterrupt  # Ctrl-C outside a DGT message: what MicroPython would raise
         if b == 10 or b == 13:  # "\n" or "\r": the end of a line
             if b == 10 and self._cr:
                 self._cr = False
@@ -212,10 +262,12 @@ class Link:
             self._end_line()
             return
         self._cr = False
+        if self.dgt and b in DGT_FIRST and self._dgt_starts(b):
+            self._message_byte(DGT, b, True)
+            return
         if self._len == 0 and not self._bad and (b & 0x7F) in _CHESSLINK_LETTERS:
             self._bad = None  # (the rest of a broken message ends here)
-            self._message_at = self.now
-            self._in_message = self._chesslink_byte(b, True)
+            self._message_byte(CHESSLINK, b, True)
             return
         if self._bad is not None:
             return  # discarding up to the next line end
@@ -228,17 +280,38 @@ class Link:
         else:
             self._buf[self._len] = b
             self._len += 1
+            if self.dgt:
+                self._line_at = self.now
 
-    def _chesslink_byte(self, b, first):
-        """One byte of a ChessLink message; returns whether more are to come. The session only
-        becomes the dialect when a message is whole and well-formed (ChessLink.byte calls use())."""
+    def _dgt_starts(self, b):
+        """Whether b, a byte a DGT message may start with, starts one here (see Framing)."""
+        speaking = self.dialect == DGT
+        if self._len or self._bad is not None:  # inside a text line
+            if not speaking or (self._bad is None and self.now - self._line_at < _STALE_MS):
+                return False
+            self._len = 0  # a line that would be refused, or stale: it ends here, silently
+            self._bad = None
+            return True
+        if b == 0x49 or b == 0x4C:  # also ChessLink's I and L
+            return speaking
+        return True
+
+    def _message_byte(self, dialect, b, first):
+        """One byte of a ChessLink or DGT message (the first starts it). The session becomes the
+        dialect only when a message is whole and well-formed (its start() and byte() call use())."""
+        more = False
         try:
             if first:
-                return self.session(CHESSLINK).start(b)
-            return self.sessions[CHESSLINK].byte(b)
-        except Exception as e:  # noqa: BLE001 - a bug must not stop the board; say what broke
-            self.err("internal error: %s" % short(repr(e)))
-            return False
+                self._message_at = self.now
+                more = self.session(dialect).start(b)
+            else:
+                more = self.sessions[dialect].byte(b)
+        except Exception as e:  # noqa: BLE001 - a bug (or no memory for a module) must not stop the board
+            try:
+                self.err("internal error: %s" % short(repr(e)))
+            except MemoryError:
+                pass  # not even the memory to say so: the byte is dropped, the board goes on
+        self._message = dialect if more else None
 
     def _end_line(self):
         bad = self._bad

@@ -1,5 +1,7 @@
 # What stands on each square, as far as the board can tell: it senses only whether a square is
-# occupied, but it follows the game. Used for CPP's unsync/state lines and ChessLink's status.
+# occupied, but it follows the game. Used for CPP's unsync/state lines, ChessLink's status and DGT's
+# board dumps and field updates; and what the two hosts that read pieces (ChessLink, DGT) share:
+# the promoted pawn kept a pawn until its piece is chosen, and the host's takeback followed.
 #
 # docs/spec.md section 7: every occupied square is reported as the piece the game has there; while a move is on
 # its way the board shows the position the referee is about to commit (the piece in the hand shows
@@ -9,7 +11,9 @@
 # the board names its best guess.
 from micropython import const
 
-from core.position import BLACK, PAWN, STARTING_FEN
+from app import PROMOTION_QUIET_MS
+from core.position import BLACK, PAWN, STARTING_FEN, move_promotion, move_to
+from core.referee import PLAY
 
 UNKNOWN = const(16)  # "?"
 UNKNOWN_WHITE = const(17)  # "U"
@@ -35,6 +39,10 @@ def _start_pieces():
 
 
 _START = _start_pieces()
+
+# How long a promoted piece stands untouched before its choice counts as made (taps come quicker):
+# the stillness the App waits for before it saves a promotion, for the same reason.
+PROMOTION_CHOICE_MS = PROMOTION_QUIET_MS
 
 
 class Pieces:
@@ -145,3 +153,50 @@ def placement(squares):
             row += str(empty)
         ranks.append(row)
     return "/".join(ranks)
+
+
+# ---------------------------------------------------------------------- hosts that read pieces
+#
+# Promotion. The board cannot see which piece stands on the promotion square: the player chooses
+# it by taps (core/referee.py). Until the choice is made a host reading pieces sees the pawn there,
+# never a piece the player has not chosen: a host that reads pieces would take a queen move at
+# once. The choice is made when the opponent lifts a piece, or once the piece has stood still
+# PROMOTION_CHOICE_MS since it landed or its last tap; then the session closes the choice (the
+# board's game and the host's agree on the piece from there on).
+
+
+def reported(pieces, ref):
+    """pieces.read(ref, True) (a piece named for every occupied square) with the pawn still on a
+    promotion square whose piece the player has not chosen yet."""
+    squares = pieces.read(ref, True)
+    m = 0
+    if ref.pending_kind == "move" and move_promotion(ref.pending):
+        m = ref.pending  # on its way: not even played yet
+    elif ref.promotion_square >= 0:
+        m = ref.game.last_move()  # played, its piece still open to taps
+    if m and squares[move_to(m)]:
+        squares[move_to(m)] = PAWN | (squares[move_to(m)] & BLACK)
+    return squares
+
+
+def close_promotion_choice(ref, now):
+    """Close the promotion choice once the piece has stood still long enough (see above); returns
+    whether it did."""
+    if ref.promotion_square < 0 or ref.emptied or ref.filled or ref.pending:
+        return False
+    if now - ref.last_change < PROMOTION_CHOICE_MS:
+        return False
+    ref.end_promotion_choice()
+    return True
+
+
+def follow_takeback(link):
+    """The host's program took the last move back (its takeback button, then the pieces): the
+    board follows, as casual mode would, or it could read no move after it. Returns whether it did."""
+    ref = link.app.referee
+    if ref.error is not None and ref.phase == PLAY and ref.game.ply() and ref.occ == ref.prev:
+        game = ref.game
+        game.pop()
+        link.load(game)
+        return True
+    return False

@@ -35,11 +35,33 @@ def link_line(rng):
     return line
 
 
+# DGT hosts' messages (link/dgt.py): commands, clock messages, LEDs, bus frames (to the board's
+# address without a chip id, 1234 = 0x09 0x52, and to every board), LiveChess's 0x92.
+_DGT = (
+    b"\x40", b"\x41", b"\x42", b"\x43", b"\x44", b"\x45", b"\x46", b"\x47", b"\x49", b"\x4a", b"\x4b",
+    b"\x4c", b"\x4d", b"\x55", b"\x2b\x03\x03\x09\x00", b"\x2b\x0a\x03\x0a\x00\x05\x00\x00\x05\x00\x01\x00",
+    b"\x2b\x04\x03\x0b\x10\x00", b"\x60\x04\x01\x0c\x1c\x00", b"\x60\x04\x00\x40\x40\x00",
+    b"\x60\x07\x05\x01\x00\x05\x24\x34\x00", b"\x60\x02\x00\x00", b"\x87\x00\x00\x07", b"\x82\x09\x52\x5d",
+    b"\x83\x09\x52\x5e", b"\x85\x09\x52\x60", b"\x86\x09\x52\x61", b"\x8d\x09\x52\x68", b"\x92\x00\x00\x12",
+)
+
+
+def dgt_bytes(rng):
+    """A DGT host's message, whole, cut short, or with one byte changed."""
+    data = bytearray(rng.pick(_DGT))
+    how = rng.below(4)
+    if how == 1 and len(data) > 1:
+        data = data[: 1 + rng.below(len(data) - 1)]
+    elif how == 2:
+        data[rng.below(len(data))] = rng.below(256)
+    return bytes(data)
+
+
 def link_bytes(rng):
-    """Raw bytes: line ends of every kind, control and high bytes, over-long lines."""
+    """Raw bytes: line ends of every kind, control and high bytes, over-long lines, DGT's messages."""
     out = bytearray()
     for _ in range(1 + rng.below(4)):
-        k = rng.below(5)
+        k = rng.below(6)
         if k == 0:
             for _ in range(rng.below(40)):
                 out.append(rng.below(256))
@@ -49,6 +71,8 @@ def link_bytes(rng):
             out += link_line(rng).encode()
         elif k == 3:
             out += rng.pick((b"\r", b"\n", b"\r\n", b"\n\r", b"\x00", b"\xff", b"\x1b[A"))
+        elif k == 4:
+            out += dgt_bytes(rng)
         else:
             out += b"\r\n"
     return bytes(out)
@@ -73,8 +97,8 @@ class LinkRig:
         scanner = MatrixScanner(self.vm.rows, read_columns=self.vm.read_columns, sleep_us=self.vm.sleep_us)
         self.app = App(config.Settings(), scanner, TextLeds(), GameStore("game.sav", RamFiles()))
         self.out = []
-        self.chesslink = []  # ChessLink's answers: bytes, no line ends (docs/spec.md section 7)
-        self.link = Link(self.app, self.out.append, self.chesslink.append)
+        self.chesslink = []  # ChessLink's and DGT's answers: bytes, no line ends (docs/spec.md sections 7, 12)
+        self.link = Link(self.app, self.out.append, self.chesslink.append, dgt=True)  # as main.py wires USB
         self.app.console = self.link.info
         self.t = 0
         self.app.start(0)

