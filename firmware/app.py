@@ -8,6 +8,7 @@ from core.game import Game
 from core.pipeline import feed_scan
 from core.position import move_promotion
 from core.referee import SETUP, Referee
+from core.signals import FAULT, PRIORITY
 
 # A square that reads occupied where the game has no piece, and has not changed for this long while
 # the board shows the error, is reported as a possible stuck switch (or a stray piece).
@@ -27,6 +28,13 @@ PROMOTION_QUIET_MS = 2000
 # many pieces a scan: about 0.5 ms each on the Pico, where the whole list at once is 15-25 ms, so
 # no scan period is lost to it. A lift before it is done builds the rest then.
 LEGAL_PIECES_PER_STEP = 3
+# A feature that ran out of memory and stopped (the engine here; the radio's link, the network and the
+# clock display at loop.py's edge) is shown this long on the four corner squares, as a fault, beside
+# its message on the console: the game on the board is untouched, so the sign keeps out of its way.
+NOTICE_MS = 3000
+CORNERS = b"\x00\x07\x38\x3f"  # a1, h1, a8, h8
+# The engine's modules: dropped again when it stops for want of memory.
+ENGINE_MODULES = ("engine.opponent", "engine.search", "engine.native", "engine.movegen", "engine.see", "engine.tables", "engine")
 
 
 class App:
@@ -96,6 +104,8 @@ class App:
             store.clock_line = self.clock_line
         self.selftest = None
         self.ble = None
+        self.notice_until = -1  # a stopped feature's sign is shown until then (NOTICE_MS)
+        self._engine_listener = None
 
     def start(self, now):
         """Power-up: read the board, resume the saved game or start one, light the LEDs."""
@@ -165,10 +175,16 @@ class App:
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
             self._stuck_checked = now
             self._check_stuck(now)
-        if self.opponent is not None:
-            self.opponent.step(now)  # one thinking slice at most: the scan loop never waits for it
-        elif n and self._kings_up() and self.engine() is not None:
-            self.opponent.step(now)  # the two-kings gesture at the start position: the engine comes in
+        if self.opponent is not None or n and self._kings_up() and self.engine() is not None:
+            # One thinking slice at most: the scan loop never waits for it (the two-kings gesture
+            # at the start position brings the engine in). Out of memory, it stops; the game goes on.
+            try:
+                self.opponent.step(now)
+            except MemoryError:
+                self.drop_engine(now)
+        if self.notice_until >= 0 and now >= self.notice_until:
+            self.notice_until = -1
+            self._version = -1
         if ref.version != self._version:
             self._render()
         self.leds.show(self.frame if self.host_frame is None else self.host_frame, now)  # _show, inline
@@ -193,16 +209,52 @@ class App:
         """The board's own engine (engine/opponent.py), made the first time it is wanted; None when
         the heap has no room for its code (the board plays on without it)."""
         if self.opponent is None:
+            from memory import forget, free
+
+            free()  # collected first: its code and arrays go low in a heap in one piece
             try:
                 from engine.opponent import Opponent
 
                 self.opponent = Opponent(self, self.settings, self._clock)
             except MemoryError:
+                forget(ENGINE_MODULES)  # what loaded before the heap ran out goes again
+                free()
                 self.console("not enough memory for the engine")
                 return None
-            self.listeners.append(self.opponent.on_event)
+            # One bound method, kept: MicroPython's bound methods compare by identity, so
+            # drop_engine() finds this one in the list only so.
+            self._engine_listener = self.opponent.on_event
+            self.listeners.append(self._engine_listener)
             self.referee.gesture = self.opponent.holds
         return self.opponent
+
+    def drop_engine(self, now):
+        """The engine ran out of memory while it played: it stops, its code and arrays go back to
+        the heap, and the game goes on between two players (so the saved game says)."""
+        opponent, self.opponent = self.opponent, None
+        ref = self.referee
+        ref.gesture = None
+        if self._engine_listener in self.listeners:
+            self.listeners.remove(self._engine_listener)
+        self._engine_listener = None
+        if ref.remote:
+            ref.show_remote(0)  # its move, lit: no longer asked for
+            ref.remote_required = False
+        opponent = None
+        from memory import forget, free
+
+        forget(ENGINE_MODULES)
+        free()
+        if self.store is not None and hasattr(self.store, "opponent"):
+            self.store.opponent = None
+            self.save_due = True
+        self.feature_stopped("the engine stopped: not enough memory; two players now", now)
+
+    def feature_stopped(self, text, now):
+        """A feature stopped for want of memory: the console says which, the corners show it."""
+        self.notice_until = now + NOTICE_MS
+        self._version = -1
+        self.console(text)
 
     def _kings_up(self):
         """Are both kings off the board at the start position, before the first move (the engine's
@@ -275,6 +327,11 @@ class App:
         self.display.render(ref, self.faults)
         if self.opponent is not None:
             self.opponent.paint(self.frame)
+        if self.notice_until >= 0:
+            frame = self.frame
+            for sq in CORNERS:
+                if PRIORITY[frame[sq]] < PRIORITY[FAULT]:
+                    frame[sq] = FAULT
 
     def redraw(self):
         """Something outside the referee changed (a PC move to show, a fault): redraw next step."""

@@ -1,16 +1,17 @@
 # The scan loop: the Board that main.py's start-up wired (wiring.py), scanned every period on a fixed
 # schedule, the USB input fed to the link between scans, and the loop's edge that keeps the board
-# scanning whatever a feature does (a MemoryError or a bug in the radio, the network or a clock
-# display stops that feature, never the game: docs/spec.md section 11).
+# scanning whatever a feature does: a MemoryError in the radio's link, the network or the clock
+# display stops that feature, with one message and a sign on the LEDs, never the game, the clock or
+# the save (docs/spec.md section 11); a bug in one is said on the console and the scans go on.
 #
 # Ctrl-C stays enabled: mpremote reaches the REPL by sending Ctrl-C, which raises KeyboardInterrupt
 # in the loop below and ends main.py. The same byte (0x03) inside protocol traffic does the same,
 # which is why the USB protocol is ASCII text only; but for DGT's clock messages, which carry it:
 # while a DGT host speaks the Link takes 0x03 itself through micropython.kbd_intr (link/link.py).
+import gc
 import sys
 import time
 
-import asyncio
 from micropython import const
 
 try:
@@ -18,7 +19,7 @@ try:
     ticks_us = time.ticks_us
     _ticks_diff = time.ticks_diff
     _ticks_add = time.ticks_add
-    _sleep_ms = asyncio.sleep_ms
+    _sleep_ms = time.sleep_ms
 except AttributeError:  # CPython (host tests): the same calls on a monotonic clock
     def _ticks_ms():
         return int(time.monotonic() * 1000)
@@ -33,10 +34,10 @@ except AttributeError:  # CPython (host tests): the same calls on a monotonic cl
         return a + b
 
     def _sleep_ms(ms):
-        return asyncio.sleep(ms / 1000)
+        time.sleep(ms / 1000)
 
 
-# Read at most this many input bytes per turn of the input task, so a PC flooding the port cannot
+# Read at most this many input bytes between two scans, so a PC flooding the port cannot
 # hold the scan loop off for long (64 bytes: half a protocol line; the commands a line completes
 # run in the same turn).
 INPUT_BURST = const(64)
@@ -51,6 +52,13 @@ HEARTBEAT_MS = const(500)
 # ... and this often while a hardware fault stands (LED driver silent, switch matrix shorted): the
 # one signal that still works when the square LEDs do not. The USB console says which fault.
 FAULT_BLINK_MS = const(100)
+
+
+# What the console says when a feature ran out of memory and stopped (made once, with the module:
+# the moment they are needed is the moment the heap has nothing to spare).
+BLE_STOPPED = "Bluetooth stopped: not enough memory (the game goes on; the ble command starts it again)"
+ONLINE_STOPPED = "Lichess stopped: not enough memory (the game on the board goes on)"
+FACE_STOPPED = "the clock display stopped: not enough memory (the clock goes on)"
 
 
 class Board:
@@ -86,19 +94,30 @@ class Board:
 
         The core subtracts times plainly, so it gets a count that never wraps: ticks_ms wraps at
         2**30 ms (12.4 days) on the Pico, ticks_diff takes the wrap out. Past 2**30 the count
-        becomes a heap int (a few bytes per scan), which only a board left on for weeks reaches."""
+        becomes a heap int (a few bytes per scan), which only a board left on for weeks reaches.
+
+        The loop's edge: each feature beside the game is called inside its own try, written out
+        (a bound method handed to a helper would be an allocation every scan). MemoryError stops
+        the feature (stop()); any other exception is a bug, said on the console, and the scans go
+        on. The game itself (App.step) stops its engine the same way (app.py)."""
         self.now += _ticks_diff(ticks, self._last_ticks)
         self._last_ticks = ticks
         now = self.now
-        self.app.step(now)
+        app = self.app
+        app.step(now)
         link = self.link
         if link.polls:
-            link.poll(now)
+            link.poll(now)  # the dialect's own errors, a MemoryError too, stay inside the Link
         else:
             link.now = now  # all poll() does outside CPP and ChessLink: one call less a scan
-        ble = self.app.ble
+        ble = app.ble
         if ble is not None:
-            ble.poll(now)  # what the radio queued, and the notifications due (never waits)
+            try:
+                ble.poll(now)  # what the radio queued, and the notifications due (never waits)
+            except MemoryError:
+                self.stop("ble", now)
+            except Exception as e:  # noqa: BLE001 - a bug in the radio's link must not stop the board
+                self.bug("ble", e)
         online = self.online
         if online is not None and now - self._online_at >= ONLINE_POLL_MS:
             # Lichess's news, taken from the network core: a short list, a few calls (the TLS and
@@ -106,54 +125,54 @@ class Board:
             self._online_at = now
             try:
                 online.poll(now)
+            except MemoryError:
+                self.stop("online", now)
             except Exception as e:  # noqa: BLE001 - a bug online must not stop the board (as Link.poll)
-                self.link.info("online: internal error: %s" % ("%r" % (e,))[:100])
+                self.bug("online", e)
         if self.face is not None:
-            self.face.step(now)  # at most one small I2C write a scan
+            try:
+                self.face.step(now)  # at most one small I2C write a scan
+            except MemoryError:
+                self.stop("face", now)
+            except Exception as e:  # noqa: BLE001 - a display that fails must not stop the board
+                self.bug("face", e)
         if now - self._beat >= FAULT_BLINK_MS and self.status_led is not None:
-            blink = FAULT_BLINK_MS if self.leds_fault or self.app.matrix_fault_seen else HEARTBEAT_MS
+            blink = FAULT_BLINK_MS if self.leds_fault or app.matrix_fault_seen else HEARTBEAT_MS
             if now - self._beat >= blink:
                 self._beat = now
                 self.status_led.value(not self.status_led.value())
 
-    async def scan_task(self, period_ms, steps=-1):
-        """app.step every period_ms on a fixed schedule; `steps` < 0 runs forever.
+    def stop(self, feature, now):
+        """A feature ran out of memory: drop it (what it held goes back to the heap), then say so,
+        on the console and on the LEDs (App.feature_stopped). Nothing is allocated until the
+        feature's memory is free again; a board that cannot even say it stays silent."""
+        app = self.app
+        text = FACE_STOPPED
+        try:
+            if feature == "ble":
+                text = BLE_STOPPED
+                ble, app.ble = app.ble, None
+                ble.close()
+            elif feature == "online":
+                text = ONLINE_STOPPED
+                online, self.online = self.online, None
+                app.online = None
+                online.stop()
+            else:
+                self.face = None
+        except Exception:  # noqa: BLE001 - a feature that cannot even stop cleanly is dropped all the same
+            pass
+        gc.collect()
+        try:
+            app.feature_stopped(text, now)
+        except MemoryError:
+            pass
 
-        Fixed: each scan is due period_ms after the one before, whatever the steps took, and is
-        timed at that instant (it runs within a ms of it), so the debouncer's 10 ms are exactly two
-        periods. Sleeping period_ms less the step's time, counted in whole ms, stretched the period
-        to 5.5-6 ms, and a scan read a ms late now and then made 10 ms take three: a lift lit its
-        LEDs up to 21-22 ms after it, past the 20 ms target (docs/figures.md: lift -> LEDs). A step that
-        overran its period (a save) starts the schedule afresh from its end: no burst of catch-up
-        scans."""
-        due = _ticks_ms()
-        while steps != 0:
-            self.tick(due)
-            due = _ticks_add(due, period_ms)
-            wait = _ticks_diff(due, _ticks_ms())
-            if wait < 0:
-                due = _ticks_ms()
-                wait = 0
-            # sleep_ms(0) still yields, so the input task gets its turn even after a slow step.
-            await _sleep_ms(wait)
-            if steps > 0:
-                steps -= 1
-
-    async def input_task(self, read_ready, steps=-1):
-        """Feed the link what USB serial received. read_ready() -> bytes waiting, without
-        blocking (b"" or None when nothing came)."""
-        link = self.link
-        while steps != 0:
-            n = 0
-            while n < INPUT_BURST:
-                data = read_ready()
-                if not data:
-                    break
-                link.feed(data)
-                n += len(data)
-            await _sleep_ms(INPUT_PERIOD_MS)
-            if steps > 0:
-                steps -= 1
+    def bug(self, feature, e):
+        try:
+            self.link.info("%s: internal error: %s" % (feature, ("%r" % (e,))[:100]))
+        except MemoryError:
+            pass
 
     def shutdown(self):
         """Leaving main.py (Ctrl-C): the game saved, LEDs dark, so a board at the REPL does not
@@ -190,15 +209,42 @@ def stdin_reader():
     return read_ready
 
 
-async def run(board, read_ready, scan_steps=-1, input_steps=-1):
-    period = board.app.settings.scan_period_ms
-    reader = asyncio.create_task(board.input_task(read_ready, input_steps))
-    await board.scan_task(period, scan_steps)
-    if input_steps >= 0:
-        await reader
-    else:
-        reader.cancel()
+def run(board, read_ready, scan_steps=-1, sleep_ms=_sleep_ms):
+    """board.tick every scan_period_ms on a fixed schedule; between scans, what USB received goes
+    to the link (at most INPUT_BURST bytes, every INPUT_PERIOD_MS). read_ready() -> the bytes
+    waiting, without blocking (b"" or None when nothing came). scan_steps < 0 runs forever.
 
+    Fixed: each scan is due scan_period_ms after the one before, whatever the steps took, and is
+    timed at that instant (it runs within a ms of it), so the debouncer's 10 ms are exactly two
+    periods. Sleeping the period less the step's time, counted in whole ms, stretched the period
+    to 5.5-6 ms, and a scan read a ms late now and then made 10 ms take three: a lift lit its LEDs
+    up to 21-22 ms after it, past the 20 ms target (docs/figures.md: lift -> LEDs). A step that
+    overran its period (a save) starts the schedule afresh from its end: no burst of catch-up
+    scans. One plain loop, no asyncio: its tasks and its module cost RAM the board needs more."""
+    period = board.app.settings.scan_period_ms
+    link = board.link
+    due = _ticks_ms()
+    read_due = due
+    while scan_steps != 0:
+        board.tick(due)
+        due = _ticks_add(due, period)
+        now = _ticks_ms()
+        if _ticks_diff(now, read_due) >= 0:
+            read_due = _ticks_add(now, INPUT_PERIOD_MS)
+            n = 0
+            while n < INPUT_BURST:
+                data = read_ready()
+                if not data:
+                    break
+                link.feed(data)
+                n += len(data)
+        wait = _ticks_diff(due, _ticks_ms())
+        if wait < 0:
+            due = _ticks_ms()
+            wait = 0
+        sleep_ms(wait)
+        if scan_steps > 0:
+            scan_steps -= 1
 
 
 def main():
@@ -209,6 +255,6 @@ def main():
     board = wiring.boot()
     wiring = None  # its functions are garbage now: wiring.boot() took it out of sys.modules
     try:
-        asyncio.run(run(board, stdin_reader()))
+        run(board, stdin_reader())
     finally:
         board.shutdown()

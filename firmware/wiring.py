@@ -15,6 +15,8 @@
 import gc
 import sys
 
+from memory import forget
+
 # Modules only make_hardware() needs: read board.json and check it, make the pins and drivers. boot()
 # drops them once the hardware is made (BOOT_ONLY, about 15 KB of bytecode on the Pico), so the
 # heap the game, the link and the engine use does not carry them.
@@ -34,15 +36,6 @@ def values_of(settings, fields):
         setattr(values, field[0], getattr(settings, field[0]))
     values.column_base = settings.column_base
     return values
-
-
-def forget(names):
-    """Let the garbage collector take modules nothing uses any more (imported again if asked)."""
-    for name in names:
-        sys.modules.pop(name, None)
-        package, _, leaf = name.rpartition(".")
-        if package in sys.modules and hasattr(sys.modules[package], leaf):
-            delattr(sys.modules[package], leaf)
 
 
 def build(settings=None, machine=None, neopixel=None, write=None, fs=None, settings_path=None, bluetooth=None):
@@ -185,8 +178,9 @@ def boot(settings=None, machine=None, neopixel=None, write=None, fs=None, blueto
 def ready_line():
     """The console's first words, with the heap left free where the heap is the chip's fixed one:
     the figure docs/figures.md's budgets speak of."""
-    gc.collect()
-    free = gc.mem_free() if hasattr(gc, "mem_free") else -1
-    if free < 0 or free + gc.mem_alloc() > 1 << 24:  # CPython, or WebAssembly's heap that grows
+    from memory import free
+
+    n = free()
+    if n >= 1 << 30:  # CPython, or WebAssembly's heap that grows: no figure to give
         return "chessboard ready; type help for the commands"
-    return "chessboard ready, %d KB free; type help for the commands" % (free // 1024)
+    return "chessboard ready, %d KB free; type help for the commands" % (n // 1024)

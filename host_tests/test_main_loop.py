@@ -4,7 +4,6 @@
 # at config.SIO_GPIO_IN, so the scanner main.py builds reads the virtual board exactly as it would
 # read the Pico's GPIO_IN register; neopixel.NeoPixel is a FakeNeoPixel. A game is then played
 # with hands on the virtual matrix, the clock stepping 5 ms per scan as on the board.
-import asyncio
 import importlib
 import json
 import os
@@ -98,7 +97,7 @@ def test_wiring_of_pins(main_module):
     assert out == []
 
 
-def test_import_with_fake_modules_and_run_the_asyncio_loop(main_module, monkeypatch, tmp_path):
+def test_import_with_fake_modules_and_run_the_scan_loop(main_module, monkeypatch, tmp_path):
     settings = config.Settings()
     pico = FakePico(settings)
     monkeypatch.setitem(sys.modules, "machine", pico.machine)
@@ -118,7 +117,7 @@ def test_import_with_fake_modules_and_run_the_asyncio_loop(main_module, monkeypa
     def read_ready():
         return waiting.pop(0) if waiting else None
 
-    asyncio.run(loop.run(board, read_ready, scan_steps=12, input_steps=3))
+    loop.run(board, read_ready, scan_steps=12)
     assert board.app.steps == 12
     text = "".join(out)
     assert "\nstatus phase=play mode=strict turn=w moves=0" in text

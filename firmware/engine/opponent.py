@@ -98,8 +98,9 @@ class Opponent:
         self.colour = colour
         self.level = level
         self._cancel()
-        if colour is not None:
-            self._ready()
+        refused = colour is not None and not self._ready()
+        if refused:
+            colour = None  # no room for its arrays: _ready() said so; two players, and saved so
         app = self.app
         ref = app.referee
         if self._shown and ref.remote == self._shown:
@@ -113,9 +114,10 @@ class Opponent:
                 store.save(app.referee.game, app.referee.mode)
             except OSError as e:
                 app.console("could not save the game: %s" % e)
-        app.console(
-            "two players, no engine" if colour is None else "the board plays %s at level %d" % (_colour_name(colour), level)
-        )
+        if not refused:
+            app.console(
+                "two players, no engine" if colour is None else "the board plays %s at level %d" % (_colour_name(colour), level)
+            )
         app.redraw()
 
     def resume(self, store):
@@ -196,16 +198,16 @@ class Opponent:
     def _ready(self):
         """Make the engine's arrays if they are not there yet; False when the heap has no room."""
         if self.search is None:
-            from engine.search import Search
-
             try:
-                self.search = Search()
+                from engine.search import fitted
+
+                self.search = fitted()
                 self._pos = Position()
             except MemoryError:
-                import gc
+                from memory import free
 
-                self.search = None
-                gc.collect()  # the arrays half made go back to the heap
+                self.search = self._pos = None
+                free()  # the arrays half made go back to the heap
                 self.app.console("not enough memory for the engine: two players")
                 self.colour = None
                 return False

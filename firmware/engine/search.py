@@ -34,11 +34,14 @@
 #
 # Memory: everything is preallocated in the constructor (footprint() counts it, the piece-square
 # tables included; the figure is in docs/figures.md); a node allocates nothing on MicroPython. Scores and moves
-# stay small ints.
+# stay small ints. fitted() makes the arrays to the heap there is, and the native code loads only
+# where it leaves room for them (NATIVE_ROOM).
 import sys
 from array import array
 
 from micropython import const
+
+from memory import free
 
 from core.position import (
     BLACK,
@@ -159,6 +162,25 @@ def _words(n):
     return _zeros("i", n)
 
 
+# The transposition table's size (entries = 1 << bits), largest first: a board short of memory (a
+# Pico W with Bluetooth and an app in a round) plays with a smaller table, each bit less halving its
+# 5.5 KB, rather than not at all; the rest of the arrays (about 14 KB, the largest 4 KB) stay.
+TT_BITS = b"\x09\x08\x07\x06"
+
+
+def fitted():
+    """A Search whose arrays fit the heap: the largest table that can be made, each try after a
+    collection so that the arrays go low and in one piece. MemoryError when even the smallest
+    cannot (engine/opponent.py then says so and the board plays on without it)."""
+    for bits in TT_BITS:
+        free()
+        try:
+            return Search(tt_bits=bits)
+        except MemoryError:
+            pass
+    raise MemoryError
+
+
 class Search:
     """One engine: start(position, ...) then run(budget) until it returns True; best_move then.
 
@@ -167,8 +189,10 @@ class Search:
 
     def __init__(self, max_ply=48, move_room=1024, tt_bits=9):
         self.max_ply = max_ply
+        # The largest arrays first, while the heap's largest free blocks are still there.
         self.moves = _words(move_room)
         self.move_room = move_room
+        self.history = _zeros("h", 16 * 128)  # piece code << 7 | destination (0x88)
         n = max_ply + 1
         # Scores stay within +-INFINITE (31,000): 16 bits, which engine/native.py reads signed.
         self._alpha = _zeros("h", n)
@@ -198,7 +222,6 @@ class Search:
         self._slot = bytearray(128)
         self._victim_sq = bytearray(n)  # where the piece taken at each ply stood (NO_SQUARE if none)
         self.killers = _words(2 * n)
-        self.history = _zeros("h", 16 * 128)  # piece code << 7 | destination (0x88)
         size = 1 << tt_bits
         self._tt_mask = size - 1
         self._tt_key = _words(size)
@@ -1148,5 +1171,11 @@ def use_native(on):
 
 
 # Chosen once at import, like the rules core's paths: native on the Pico, where a measurement on the
-# chip asked for it; plain elsewhere unless a test or tool asks (the unix port compiles viper too).
-NATIVE = use_native(sys.platform == "rp2")
+# chip asked for it, when the heap has room for it; plain elsewhere unless a test or tool asks (the
+# unix port compiles viper too). The native code takes about 17 KB of the chip's heap: with less than
+# NATIVE_ROOM free as the search loads (the code, the arrays and a game's own needs still to come) the
+# plain path plays, about half as many positions a second (docs/figures.md), and the board keeps
+# its engine where the native code would have left no room for it (a Pico W with Bluetooth on).
+NATIVE_ROOM = const(80 * 1024)
+NATIVE_WANTED = free() >= NATIVE_ROOM
+NATIVE = use_native(sys.platform == "rp2" and NATIVE_WANTED)

@@ -117,6 +117,9 @@ def _dgt(link):
 
 
 DIALECTS = {BOARD: _board, CPP: _cpp, CHESSLINK: _chesslink, DGT: _dgt}
+# The dialects' modules, dropped when one runs out of memory (another Link using one keeps it).
+DIALECT_MODULES = ("link.cpp_commands", "link.cpp", "link.cpp_terms", "link.chesslink", "link.dgt_bus", "link.dgt",
+                   "link.pieces", "core.messages")
 
 
 class Link:
@@ -306,11 +309,11 @@ class Link:
                 more = self.session(dialect).start(b)
             else:
                 more = self.sessions[dialect].byte(b)
-        except Exception as e:  # noqa: BLE001 - a bug (or no memory for a module) must not stop the board
-            try:
-                self.err("internal error: %s" % short(repr(e)))
-            except MemoryError:
-                pass  # not even the memory to say so: the byte is dropped, the board goes on
+        except MemoryError:
+            self.out_of_memory()
+            return
+        except Exception as e:  # noqa: BLE001 - a bug must not stop the board
+            self.bug(e)
         self._message = dialect if more else None
 
     def _end_line(self):
@@ -327,8 +330,10 @@ class Link:
         text = bytes(self._buf[:n]).decode()
         try:
             self.command(text)
+        except MemoryError:
+            self.out_of_memory()
         except Exception as e:  # noqa: BLE001 - a bug must not stop the board; say what broke
-            self.err("internal error: %s" % short(repr(e)))
+            self.bug(e)
 
     def command(self, text):
         """Run one text line (without its terminator)."""
@@ -373,8 +378,10 @@ class Link:
             return
         try:
             speaker.on_event(ev)
+        except MemoryError:
+            self.out_of_memory()
         except Exception as e:  # noqa: BLE001 - a bug here must not stop the scan loop
-            self.err("internal error: %s" % short(repr(e)))
+            self.bug(e)
 
     def poll(self, now):
         """Call after every App.step(now): the dialect carries out what the events asked for and
@@ -384,8 +391,44 @@ class Link:
             return
         try:
             self.speaker.poll(now)
+        except MemoryError:
+            self.out_of_memory()
         except Exception as e:  # noqa: BLE001 - a bug here must not stop the scan loop
+            self.bug(e)
+
+    def bug(self, e):
+        """A bug in a dialect: said (err), and the board goes on; so does a board without the
+        memory to say it."""
+        try:
             self.err("internal error: %s" % short(repr(e)))
+        except MemoryError:
+            pass
+
+    def out_of_memory(self):
+        """The dialect speaking (or the one a message was bringing in) ran out of memory: it stops,
+        its session goes and its module with it unless another link holds it, and the board's
+        own commands answer again. Nothing is allocated until that memory is back: then the
+        console says it, and the corners of the board show it (App.feature_stopped)."""
+        dialect = self.dialect
+        self._message = None
+        self._len = 0
+        self._bad = None
+        try:
+            self.use(None)  # the session's leave(): the LEDs back to the board, Ctrl-C on again
+        except Exception:  # noqa: BLE001 - a session that cannot leave is dropped all the same
+            self.dialect = self.speaker = None
+            self.polls = False
+        for name in (CPP, CHESSLINK, DGT):
+            self.sessions.pop(name, None)
+        from memory import forget, free
+
+        forget(DIALECT_MODULES)
+        free()
+        try:
+            self.app.feature_stopped("not enough memory for %s: the link is back to the board's commands" % (
+                "that dialect" if dialect in (None, BOARD) else dialect), self.now)
+        except MemoryError:
+            pass
 
     # ------------------------------------------------------------------ shared by the dialects
 

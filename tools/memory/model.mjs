@@ -10,7 +10,9 @@
 // `tools/flash.py --prepare-only`):
 //   node tools/memory/model.mjs HEAPSIZE SCENARIO_JSON
 // HEAPSIZE: the WebAssembly build's `heapsize` that gives the chip's pool (tools/memory/chips.py).
-// SCENARIO_JSON: {"name", "settings", "standins", "features"} for scenarios.Model.
+// SCENARIO_JSON: {"name", "settings", "standins", "features", "pool"} for scenarios.Model (pool: the
+// chip's GC pool, which the firmware's memory.free() answers from; the model's heap is that and the
+// harness's own bytes).
 // Prints one JSON object a line: {"step", "label", "alloc", "total", "max_free", "qstrs", "qstr_pools"}
 // for each step, then {"end": true, "pool", "initial", "grew", "error", "refused", "standins", "console"}.
 import fs from "node:fs";
@@ -74,7 +76,7 @@ let error = null;
 mp.globals.set("_scenario", scenarioJson);
 try {
   py(`import sys, json\nsys.path.insert(0, "${MOUNT}")\n_s = json.loads(_scenario)\n_scenario = None`);
-  py(`import scenarios\n_model = scenarios.Model(_s["name"], _s["settings"], _s["standins"], _s["features"])\n_s = None`);
+  py(`import scenarios\n_model = scenarios.Model(_s["name"], _s["settings"], _s["standins"], _s["features"], _s["pool"], ${initial.alloc})\n_s = None`);
   for (let step = 0; ; step++) {
     const out = py("_label = _model.step()");
     for (const line of out) process.stderr.write(`python: ${line}\n`);

@@ -83,7 +83,7 @@ def prepare():
 
 def run_model(chip, name, settings, features, heap_extra=0):
     _build, pool, heapsize = chips.CHIPS[chip]
-    scenario = {"name": name, "settings": settings, "standins": chips.STANDINS, "features": list(features)}
+    scenario = {"name": name, "settings": settings, "standins": chips.STANDINS, "features": list(features), "pool": pool}
     r = subprocess.run(
         ["node", os.path.join("tools", "memory", "model.mjs"), str(heapsize + heap_extra), json.dumps(scenario)],
         cwd=ROOT, capture_output=True, text=True, timeout=900,

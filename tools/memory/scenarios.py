@@ -87,8 +87,11 @@ class Model:
     """One configuration on one chip. settings: board.json's overrides; standins: {name: bytes}
     from tools/memory/chips.py; features: what the scenario turns on after boot."""
 
-    def __init__(self, name, settings, standins, features=()):
+    def __init__(self, name, settings, standins, features=(), pool=0, bare=0):
         self.name = name
+        self.pool = pool  # the chip's GC pool: what firmware/memory.py's free() answers from
+        self.bare = bare  # the model's own bytes at its bare REPL (the chip's are a stand-in)
+        self.harness_alloc = 0
         self.overrides = settings
         self.standins = Standins(standins)
         self.features = features
@@ -108,6 +111,12 @@ class Model:
             return None
 
     # ------------------------------------------------------------------ pieces
+
+    def chip_free(self):
+        """firmware/memory.py's free() as the chip would answer: its pool less what the model's
+        heap holds beyond the harness (garbage of the current call included: never more than the
+        chip would have)."""
+        return self.pool - (gc.mem_alloc() - self.harness_alloc) - self.bare
 
     def run(self, ms, period=SCAN_MS):
         """ms of scans, one every period ms (longer periods only while nothing moves: the engine's
@@ -157,7 +166,11 @@ class Model:
         yield "harness"  # what the harness itself holds: tools/memory/report.py subtracts it
         if "harness_only" in self.features:
             return
-        self.standins.add("runtime")  # what the chip's build holds at its REPL and this build does not
+        self.harness_alloc = gc.mem_alloc()  # collected: this call began after the last
+        self.standins.add("runtime")
+        import memory
+
+        memory.free = self.chip_free  # the firmware's own choices (the engine's native code) as on the chip  # what the chip's build holds at its REPL and this build does not
         import wiring
 
         yield "wiring imported"
@@ -200,14 +213,29 @@ class Model:
             yield label
 
     def _engine_game(self, moves):
+        for label in self._engine_code():
+            yield label
         self.command("engine black %d" % self.level())
-        self.standins.add("engine_native")
         yield "engine ready"
         for uci in moves:
             for label in self.move(uci):
                 yield label
             for label in self._engine_replies():
                 yield label
+
+    def _engine_code(self):
+        """The engine's search module, and its native code where the chip would load it with it
+        (engine/search.py decides by the heap free as it loads: the model's memory.free() answers
+        as the chip's would): in calls of their own, before the engine's arrays, as on the chip."""
+        from memory import free
+
+        free()
+        import engine.search
+
+        yield "engine code"
+        if engine.search.NATIVE_WANTED:
+            self.standins.add("engine_native")
+            yield "engine native code"
 
     def level(self):
         return self.board.app.settings.level
@@ -300,5 +328,7 @@ class Model:
     def _engine_loaded(self):
         """The engine asked for over USB (`engine black LEVEL`), nothing played yet: the point
         tools/memory/chips.py's calibration compares with the chip."""
+        for label in self._engine_code():
+            yield label
         self.board.link.feed("engine black %d\n" % self.level())
         yield "engine loaded"
