@@ -12,6 +12,7 @@ import pytest
 import transcript
 from app import App
 from core.arbiter import can_mate
+from core.dead import by_material
 from core.position import BLACK, WHITE, Position, parse_square
 from store import GameStore
 from test_clock_portable import reference
@@ -175,7 +176,9 @@ def test_a_draw_offered_with_the_kings_is_made_on_the_offerers_time():
     assert not c.running
 
 
-def test_can_mate_agrees_with_python_chess():
+def test_can_mate_by_material_agrees_with_python_chess():
+    # core/dead.py's material line is python-chess's has_insufficient_material; the whole decision
+    # (can_mate: the pawns and a short search too) proves more, never less (host_tests/test_dead.py).
     rng = random.Random(24)
     pieces = "PNBRQpnbrq"
     for _ in range(3000):
@@ -193,7 +196,9 @@ def test_can_mate_agrees_with_python_chess():
             continue
         pos = Position(board.fen())
         for colour, ours in ((chess.WHITE, WHITE), (chess.BLACK, BLACK)):
-            assert can_mate(pos, ours) == (not board.has_insufficient_material(colour)), board.fen()
+            assert by_material(pos, ours) == (not board.has_insufficient_material(colour)), board.fen()
+            if board.has_insufficient_material(colour):
+                assert not can_mate(pos, ours), board.fen()
 
 
 # ---------------------------------------------------------------------- the USB link and the store

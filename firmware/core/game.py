@@ -24,6 +24,7 @@ _ZEROS = bytes(64)
 CHECKMATE = "checkmate"
 STALEMATE = "stalemate"
 INSUFFICIENT_MATERIAL = "insufficient-material"
+DEAD_POSITION = "dead-position"  # FIDE 5.2.2 beyond material: core/dead.py
 SEVENTYFIVE_MOVES = "seventyfive-moves"
 FIVEFOLD_REPETITION = "fivefold-repetition"
 RESIGNATION = "resignation"
@@ -38,6 +39,12 @@ ILLEGAL_MOVES_INSUFFICIENT = "illegal-move-insufficient"
 # Draws a player may claim (FIDE 9.2, 9.3); the board only announces them.
 THREEFOLD = "threefold"
 FIFTY_MOVES = "fifty-moves"
+
+
+def _dead(position):
+    from core.dead import is_dead
+
+    return is_dead(position)
 
 
 class Game:
@@ -68,6 +75,7 @@ class Game:
         self.claims = ()  # draws the side to move may claim now
         self.check = False
         self._forced = None  # (result, reason) of a resignation, agreement or claim
+        self._again = True  # the next status asks whether the position is dead (_refresh)
         self._refresh()
 
     # ------------------------------------------------------------------ moves
@@ -218,6 +226,12 @@ class Game:
             result, reason = "1/2-1/2", INSUFFICIENT_MATERIAL
         elif not can_move:
             result, reason = "1/2-1/2", STALEMATE
+        elif (p.halfmove == 0 or self._again) and p.pawns_locked() and _dead(p):
+            # FIDE 5.2.2: a dead position ends the game. Beyond material core/dead.py proves it from
+            # the pawns, all locked, which only a pawn move or a capture changes; what else its proof
+            # reads changes only after a check or an en-passant square (_again, set below). Only
+            # then is it loaded and asked (its cost: docs/figures.md, "dead positions").
+            result, reason = "1/2-1/2", DEAD_POSITION
         elif p.halfmove >= 150:
             result, reason = "1/2-1/2", SEVENTYFIVE_MOVES
         else:
@@ -229,6 +243,7 @@ class Game:
                     claims = (THREEFOLD,)
                 if p.halfmove >= 100:
                     claims = claims + (FIFTY_MOVES,)
+        self._again = self.check or p.ep != NO_SQUARE or reason == DEAD_POSITION  # (dead stays dead)
         if self._forced and result == "*":
             result, reason = self._forced
         self.result = result

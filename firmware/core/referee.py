@@ -106,7 +106,7 @@ class Referee:
     def __init__(self, game=None, mode=STRICT):
         self.game = game or Game()
         self.mode = mode
-        self.phase = PLAY
+        self.phase = OVER if self.game.is_over() else PLAY  # as load_game() has it
         self.occ = bytearray(64)  # what the switches say (debounced)
         self.base = bytearray(64)  # what they should say for the game's position
         self.prev = bytearray(64)  # ... and for the position before the last move (takebacks)
