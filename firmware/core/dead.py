@@ -25,6 +25,8 @@ from micropython import const
 from core.position import BISHOP, BLACK, KING, KNIGHT, NO_SQUARE, PAWN, QUEEN, ROOK, SQUARES88, WHITE
 from core.position_tables import KING_STEPS, KNIGHT_STEPS
 
+DEAD_POSITION = "dead-position"  # the reason core/game.py gives for the end of a dead game
+
 # What search() proves about one side.
 MATE = const(0)  # a series of legal moves mates the other king
 DEAD = const(1)  # no series of legal moves does
@@ -98,6 +100,20 @@ def by_material(position, colour):
     return their_blockers > 0 or (their_bishop_colours & ~bishop_colours) != 0
 
 
+def _locked(board):
+    """Does every pawn stand right behind a pawn (of either colour), with at least one pawn on the
+    board? Then no pawn can move until one captures or is captured (core/game.py asks the same
+    before it loads this module)."""
+    pawns = 0
+    for sq in SQUARES88:
+        p = board[sq]
+        if p & 7 == PAWN:
+            if board[sq - 16 if p & BLACK else sq + 16] & 7 != PAWN:
+                return False
+            pawns += 1
+    return pawns > 0
+
+
 def _flood(cells, marks, bit, start, steps, stop, fail):
     """Mark with `bit` in marks (bytearray(128), 0x88) every square a piece on `start` can ever
     stand on while the pawns do not change: `steps` are its single steps (a slider's move is a
@@ -132,9 +148,9 @@ def pawn_wall(position):
     """Which sides the pawn structure proves cannot mate: _WHITE_BIT | _BLACK_BIT, or 0 (nothing
     proven: a pawn can move or capture, or a piece or king can reach one). See the top of the module.
     Costs a flood of the board for each king and each kind of piece: docs/figures.md ("dead positions")."""
-    if not position.pawns_locked():
-        return 0
     board = position.board
+    if not _locked(board):
+        return 0
     # Each square's bits: a white pawn, a black pawn, attacked by a white pawn, by a black pawn.
     cells = bytearray(128)
     for sq in SQUARES88:
@@ -229,7 +245,7 @@ class _Search:
             proven = _WHITE_BIT
         if not by_material(pos, BLACK):
             proven |= _BLACK_BIT
-        if pos.pawns_locked():
+        if _locked(pos.board):
             self.left -= _WALL_NODES  # the floods cost about as much as this many positions
             proven |= pawn_wall(pos)
         return proven

@@ -24,7 +24,6 @@ _ZEROS = bytes(64)
 CHECKMATE = "checkmate"
 STALEMATE = "stalemate"
 INSUFFICIENT_MATERIAL = "insufficient-material"
-DEAD_POSITION = "dead-position"  # FIDE 5.2.2 beyond material: core/dead.py
 SEVENTYFIVE_MOVES = "seventyfive-moves"
 FIVEFOLD_REPETITION = "fivefold-repetition"
 RESIGNATION = "resignation"
@@ -39,12 +38,6 @@ ILLEGAL_MOVES_INSUFFICIENT = "illegal-move-insufficient"
 # Draws a player may claim (FIDE 9.2, 9.3); the board only announces them.
 THREEFOLD = "threefold"
 FIFTY_MOVES = "fifty-moves"
-
-
-def _dead(position):
-    from core.dead import is_dead
-
-    return is_dead(position)
 
 
 class Game:
@@ -75,7 +68,6 @@ class Game:
         self.claims = ()  # draws the side to move may claim now
         self.check = False
         self._forced = None  # (result, reason) of a resignation, agreement or claim
-        self._again = True  # the next status asks whether the position is dead (_refresh)
         self._refresh()
 
     # ------------------------------------------------------------------ moves
@@ -213,6 +205,23 @@ class Game:
         # Mate and stalemate need only whether a move exists. Out of check the list is begun piece by
         # piece until it has one (usually the first piece or two: about 0.5 ms each on the Pico),
         # the rest built later; in check Position.has_legal_move stops at the first evasion.
+        dead = False
+        if p.halfmove < 2 or self._positions == 1:
+            # FIDE 5.2.2: a dead position ends the game. Beyond material core/dead.py proves it from
+            # the pawns, every one of them right behind a pawn, which only a pawn move or a capture
+            # changes, and the move after one (which may end a pawn's check or an en-passant
+            # chance); or the game's first position. Only then is it loaded and asked (its cost:
+            # docs/figures.md, "dead positions"). The test is here, not there, so that a game loads
+            # it only then: the 1s are core/position.py's PAWN, 8 its BLACK (a black pawn's front
+            # square is 16 below, a white one's 16 above).
+            b = p.board
+            for sq in SQUARES88:
+                if b[sq] & 7 == 1 and b[sq + 16 - 4 * (b[sq] & 8)] & 7 != 1:
+                    break
+            else:
+                from core.dead import is_dead
+
+                dead = is_dead(p)
         if self.check:
             can_move = p.has_legal_move()
         else:
@@ -226,12 +235,8 @@ class Game:
             result, reason = "1/2-1/2", INSUFFICIENT_MATERIAL
         elif not can_move:
             result, reason = "1/2-1/2", STALEMATE
-        elif (p.halfmove == 0 or self._again) and p.pawns_locked() and _dead(p):
-            # FIDE 5.2.2: a dead position ends the game. Beyond material core/dead.py proves it from
-            # the pawns, all locked, which only a pawn move or a capture changes; what else its proof
-            # reads changes only after a check or an en-passant square (_again, set below). Only
-            # then is it loaded and asked (its cost: docs/figures.md, "dead positions").
-            result, reason = "1/2-1/2", DEAD_POSITION
+        elif dead:
+            result, reason = "1/2-1/2", "dead-position"  # core/dead.py's DEAD_POSITION
         elif p.halfmove >= 150:
             result, reason = "1/2-1/2", SEVENTYFIVE_MOVES
         else:
@@ -243,7 +248,6 @@ class Game:
                     claims = (THREEFOLD,)
                 if p.halfmove >= 100:
                     claims = claims + (FIFTY_MOVES,)
-        self._again = self.check or p.ep != NO_SQUARE or reason == DEAD_POSITION  # (dead stays dead)
         if self._forced and result == "*":
             result, reason = self._forced
         self.result = result

@@ -512,20 +512,6 @@ class Position:
             return bishop_colours != 3
         return knights == 1 and bishop_colours == 0
 
-    def pawns_locked(self):
-        """Does every pawn stand right behind a pawn (of either colour), with at least one pawn on
-        the board? Then no pawn can move until one captures or is captured: the test that decides
-        whether a dead position (core/dead.py) is worth looking for after a pawn move or capture."""
-        b = self.board
-        pawns = 0
-        for sq in SQUARES88:
-            p = b[sq]
-            if p & 7 == PAWN:
-                if b[sq - 16 if p & BLACK else sq + 16] & 7 != PAWN:
-                    return False
-                pawns += 1
-        return pawns > 0
-
     def perft(self, depth):
         """Count the leaf nodes of the legal move tree, making and unmaking every move."""
         moves = self.generate_legal([])

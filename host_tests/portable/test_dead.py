@@ -2,7 +2,8 @@
 # runtime: positions from the literature, fortresses, positions that look dead and are not, the
 # search's bound, and the 110 labelled positions of host_tests/data/unwinnable.txt (from D3-Chess).
 from core.dead import ARBITER_NODES, DEAD, MATE, UNKNOWN, by_material, can_mate, is_dead, pawn_wall, search
-from core.game import DEAD_POSITION, INSUFFICIENT_MATERIAL, Game
+from core.dead import DEAD_POSITION
+from core.game import INSUFFICIENT_MATERIAL, Game
 from core.position import BLACK, WHITE, Position
 
 # The position of issue 29: every pawn locked, no piece, neither king can get through.
