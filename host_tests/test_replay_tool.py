@@ -70,6 +70,9 @@ def test_uci_mode():
         ("@setting illegal_complete_ms soon\n", "whole number of milliseconds"),
         ("@setting commit_delay_ms 100\n", "must be more than 150 ms"),
         ("@setting clock 5+x\n", "clock"),
+        # @new: the FEN a PC sends with `new FEN` as the board starts.
+        ("@new\n", "@new needs the FEN"),
+        ("@new 8/8/8 w - - 0 1\n", "bad FEN"),
     ],
 )
 def test_unreadable_input_exits_2_with_a_message_and_nothing_else(tmp_path, text, message):

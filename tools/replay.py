@@ -8,7 +8,8 @@ EVENTS_FILE holds `T_MS lift SQ` / `T_MS place SQ` lines (`#` comments, optional
 `@mode strict|casual` headers, `@clock CONTROL` for a time control in core/clock.py's notation,
 e.g. `5+3`, and `@setting NAME VALUE` for any board.json setting the referee and its arbiter read:
 mode, clock, promotion_piece, illegal_moves, illegal_complete_ms, commit_delay_ms (e.g.
-`@setting illegal_moves lose`); `-` reads standard input). The command line's --fen, --mode, --clock
+`@setting illegal_moves lose`), and `@new FEN` for a `new FEN` the PC sends as the board starts,
+the pieces standing as @fen's position; `-` reads standard input). The command line's --fen, --mode, --clock
 and --setting override the file's headers. The transitions are scanned at the
 firmware's scan period and go through its debouncer and referee. Output, one item per line: `move`,
 `undo`, `promote`, `error`, `new`, `claim`, `end`, with a clock `clock WHITE_MS BLACK_MS` after each
@@ -91,7 +92,8 @@ def main(argv=None):
             if clock is not None:
                 transcript.check_clock(clock)
             board = None if args.board is None else transcript.placement_occupancy(args.board)
-            lines = transcript.run(fen, mode, events, leds=args.leds, board=board, clock=clock, settings=settings)
+            new = transcript.file_new(text)
+            lines = transcript.run(fen, mode, events, leds=args.leds, board=board, clock=clock, settings=settings, new=new)
     except transcript.TranscriptError as e:
         sys.stderr.write("replay.py: %s\n" % e)
         return 2

@@ -57,6 +57,10 @@ def parse(text, fen=None, mode=None):
                 if not value:
                     raise TranscriptError("line %d: @fen needs a FEN (leave the line out for the start position)" % number)
                 file_fen = value
+            elif key == "@new":
+                if not value:
+                    raise TranscriptError("line %d: @new needs the FEN the PC sends" % number)
+                check_fen(value)
             elif key == "@setting":
                 name, _, value = value.partition(" ")
                 name, value = setting(name, value.strip(), "line %d: @setting" % number)
@@ -69,7 +73,7 @@ def parse(text, fen=None, mode=None):
                     raise TranscriptError("line %d: @mode must be strict or casual, not %s" % (number, shown(value)))
                 file_mode = value
             else:
-                raise TranscriptError("line %d: unknown header %s (use @fen, @mode, @clock or @setting)" % (number, shown(key)))
+                raise TranscriptError("line %d: unknown header %s (use @fen, @mode, @clock, @setting or @new)" % (number, shown(key)))
             continue
         words = line.split()
         if len(words) != 3:
@@ -103,6 +107,16 @@ def file_clock(text):
     for name, value in file_settings(text, ("clock",)):
         control = value
     return control
+
+
+def file_new(text):
+    """The FEN of a transcript's `@new FEN` header, or None: the PC sends `new FEN` as the board
+    starts, the pieces standing as the game of @fen has them (docs/usb-link.md)."""
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("@new "):
+            return line[5:].strip()
+    return None
 
 
 def file_settings(text, names=RULE_SETTINGS):
@@ -247,16 +261,19 @@ class Board:
         self.raw[square] = occupied
 
 
-def run(fen, mode, events, leds=False, board=None, clock=None, settings=None):
+def run(fen, mode, events, leds=False, board=None, clock=None, settings=None, new=None):
     """Play a parsed transcript; returns the output lines (docs/spec.md section 5). board: the
     occupied squares at power-up, when not the FEN's (Board). clock: a time control (core/clock.py),
     adding the `clock`, `penalty` and flag `end` lines (docs/spec.md section 10). settings: rule
-    settings [(name, value), ...] laid over board.json's defaults (file_settings, setting)."""
+    settings [(name, value), ...] laid over board.json's defaults (file_settings, setting). new: the
+    FEN of a `new FEN` the PC sends as the board starts (file_new), or None."""
     overrides = {}
     for name, value in settings or ():
         if name != "mode" and name != "clock":  # mode and clock come as their own arguments
             overrides[name] = value
     board = Board(fen, mode, settings=SETTINGS.updated(overrides), board=board, clock=clock)
+    if new is not None:
+        board.referee.load_game(Game(new), 0)  # as the USB link's `new FEN` does (link/link.py: load)
     lines = []
 
     def output(t, ev):
