@@ -18,8 +18,9 @@
 #    "cannot" when every line ends in a draw, a mate of the other side or a position (1) or (2)
 #    proves. When it runs out of positions it has proven nothing: the side can mate.
 #
-# Loaded on first use: a flag fall or a second illegal move (core/arbiter.py), and after a capture or
-# pawn move that leaves every pawn behind another (core/game.py asks only then).
+# Loaded on first use: a flag fall or a losing illegal move (core/arbiter.py: can_mate, with the
+# search), and a position where every pawn stands behind another after a capture or a pawn move, the
+# move after one, or a game's first position (core/game.py: is_dead, without the search).
 from micropython import const
 
 from core.position import BISHOP, BLACK, KING, KNIGHT, NO_SQUARE, PAWN, QUEEN, ROOK, SQUARES88, WHITE
