@@ -43,6 +43,11 @@ FIFTY_MOVES = "fifty-moves"
 class Game:
     """Moves from a start position, with the game's status kept up to date after every move."""
 
+    # Dead positions beyond material (FIDE 5.2.2) end the game here. Not while a CPP central rules
+    # the round (link/cpp_commands.py's begin, link/cpp.py's leave): it ends the game itself, and
+    # the companion's python-chess, Lichess and the apps end none but by material.
+    judge_dead = True
+
     def __init__(self, fen=STARTING_FEN):
         self.position = Position(fen)
         self.start_fen = self.position.fen()
@@ -206,7 +211,7 @@ class Game:
         # piece until it has one (usually the first piece or two: about 0.5 ms each on the Pico),
         # the rest built later; in check Position.has_legal_move stops at the first evasion.
         dead = False
-        if p.halfmove < 2 or self._positions == 1:
+        if self.judge_dead and (p.halfmove < 2 or self._positions == 1):
             # FIDE 5.2.2: a dead position ends the game. Beyond material core/dead.py proves it from
             # the pawns, every one of them right behind a pawn, which only a pawn move or a capture
             # changes, and the move after one (which may end a pawn's check or an en-passant
