@@ -207,9 +207,6 @@ class Game:
         result = "*"
         reason = None
         claims = ()
-        # Mate and stalemate need only whether a move exists. Out of check the list is begun piece by
-        # piece until it has one (usually the first piece or two: about 0.5 ms each on the Pico),
-        # the rest built later; in check Position.has_legal_move stops at the first evasion.
         dead = False
         if self.judge_dead and (p.halfmove < 2 or self._positions == 1):
             # FIDE 5.2.2: a dead position ends the game. Beyond material core/dead.py proves it from
@@ -220,13 +217,19 @@ class Game:
             # it only then: the 1s are core/position.py's PAWN, 8 its BLACK (a black pawn's front
             # square is 16 below, a white one's 16 above).
             b = p.board
+            locked = False  # a pawn on the board, and every one behind a pawn
             for sq in SQUARES88:
-                if b[sq] & 7 == 1 and b[sq + 16 - 4 * (b[sq] & 8)] & 7 != 1:
-                    break
-            else:
+                if b[sq] & 7 == 1:
+                    locked = b[sq + 16 - 4 * (b[sq] & 8)] & 7 == 1
+                    if not locked:
+                        break
+            if locked:
                 from core.dead import is_dead
 
                 dead = is_dead(p)
+        # Mate and stalemate need only whether a move exists. Out of check the list is begun piece by
+        # piece until it has one (usually the first piece or two: about 0.5 ms each on the Pico),
+        # the rest built later; in check Position.has_legal_move stops at the first evasion.
         if self.check:
             can_move = p.has_legal_move()
         else:
