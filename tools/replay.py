@@ -13,7 +13,8 @@ the pieces standing as @fen's position; `-` reads standard input). The command l
 and --setting override the file's headers. The transitions are scanned at the
 firmware's scan period and go through its debouncer and referee. Output, one item per line: `move`,
 `undo`, `promote`, `error`, `new`, `claim`, `end`, with a clock `clock WHITE_MS BLACK_MS` after each
-committed move and `penalty SIDE MS`, (`leds` with --leds), and last `fen FEN`.
+committed move and `penalty SIDE MS`, (`leds` with --leds), and last `fen FEN`; a game that the
+position given has already ended (a dead position, say) says so first: `end RESULT REASON`.
 Exit status 0, or 2 for unreadable input (a message on stderr and nothing else).
 
 --board PLACEMENT (a FEN's first field) puts pieces on those squares at power-up while the game is
