@@ -12,6 +12,7 @@ import pytest
 import transcript
 from app import App
 from core.arbiter import can_mate
+from core.dead import by_material
 from core.position import BLACK, WHITE, Position, parse_square
 from store import GameStore
 from test_clock_portable import reference
@@ -175,7 +176,9 @@ def test_a_draw_offered_with_the_kings_is_made_on_the_offerers_time():
     assert not c.running
 
 
-def test_can_mate_agrees_with_python_chess():
+def test_can_mate_by_material_agrees_with_python_chess():
+    # core/dead.py's material line is python-chess's has_insufficient_material; the whole decision
+    # (can_mate: the pawns and a short search too) proves more, never less (host_tests/test_dead.py).
     rng = random.Random(24)
     pieces = "PNBRQpnbrq"
     for _ in range(3000):
@@ -193,7 +196,9 @@ def test_can_mate_agrees_with_python_chess():
             continue
         pos = Position(board.fen())
         for colour, ours in ((chess.WHITE, WHITE), (chess.BLACK, BLACK)):
-            assert can_mate(pos, ours) == (not board.has_insufficient_material(colour)), board.fen()
+            assert by_material(pos, ours) == (not board.has_insufficient_material(colour)), board.fen()
+            if board.has_insufficient_material(colour):
+                assert not can_mate(pos, ours), board.fen()
 
 
 # ---------------------------------------------------------------------- the USB link and the store
@@ -202,7 +207,7 @@ def test_can_mate_agrees_with_python_chess():
 def test_the_clock_command_sets_reports_and_pauses():
     rig = Rig()
     assert rig.ask("clock") == ["clock off"]
-    assert rig.ask("clock 5+") == ["err clock: seconds of increment or delay '' is not a number"]
+    assert rig.ask("clock 5+") == ["err clock: '5+': a number is missing after '+' (write " + FORM + ")"]
     assert rig.ask("clock 5+3") == ["clock 300000 300000 5+3 waiting"]
     assert rig.ask("status")[0].endswith(" remote=- clock=300000,300000,waiting")
     rig.play("e2e4")
@@ -218,6 +223,116 @@ def test_the_clock_command_sets_reports_and_pauses():
     assert rig.ask("clock bogus") == [
         "err clock: the time control is set before the first move (new, or the start position)"
     ]
+
+
+FORM = "MINUTES[/MOVES][+SECONDS|dSECONDS|bSECONDS], like 5+3, 5d3 or 90/40+30,30+30"
+
+
+@pytest.mark.parametrize(
+    "typed,said",
+    [
+        # Issue 29: `abc` was refused with "seconds of increment or delay 'c' is not a number".
+        ("abc", "'abc' is not a time control: 'a' has no place in one (write %s)" % FORM),
+        ("5+3d2", "'5+3d2': one increment or delay a period (+, d or b), not 2"),
+        ("+3", "'+3': a period starts with its minutes (write %s)" % FORM),
+        ("90/+30", "'90/+30': a number is missing after '/' (write %s)" % FORM),
+        ("5+3,", "'5+3,': a period is empty (write %s)" % FORM),
+        ("1:3", "'1:3': write seconds as two digits below 60 (like 1:30)"),
+    ],
+)
+def test_a_bad_control_is_refused_saying_what_is_wrong_with_it_as_typed(typed, said):
+    rig = Rig()
+    assert rig.ask("clock " + typed) == ["err clock: " + said]
+    assert rig.ask("clock") == ["clock off"]  # nothing changed
+
+
+def _clock_in(state):
+    """A board over USB whose clock is in `state`, and the time now."""
+    rig = Rig()
+    if state == "off":
+        return rig
+    if state == "app":
+        from test_cpp import START_PLACEMENT as CPP_START
+        from test_cpp import central
+
+        rig, c = central()
+        rig.ask("clock 5+3")
+        c.begin(CPP_START + " w")
+        c.send("time 31444 12510")
+        rig.out.clear()
+        return rig
+    rig.ask("clock 0:05" if state == "flag-b" else "clock 5+3")
+    if state == "setup":
+        rig.ask("new 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")  # the LEDs guide the pieces there
+        return rig
+    if state == "waiting":
+        return rig
+    rig.play("e2e4")  # white's first move starts it
+    if state == "paused":
+        rig.ask("clock pause")
+    elif state == "stopped":
+        rig.play("f7f6")
+        rig.play("d2d4")
+        rig.play("g7g5")
+        rig.play("d1h5")  # mate
+    elif state == "flag-b":
+        rig.run(6000)
+    return rig
+
+
+# The rule (docs/clock.md, "Start, pause, resume"): each button acts from one state only, and answers
+# with the clock's line; anywhere else it is refused with `err` saying why, and nothing changes.
+ACTS = {("start", "waiting"): "running", ("pause", "running"): "paused", ("resume", "paused"): "running"}
+WHY = {
+    "off": "no clock: set a time control first (e.g. clock 5+3)",
+    "app": None,  # the app's clock rules the round: err clock: the app keeps the clock in this round
+    "setup": "set up the position first (the LEDs show where pieces go)",
+    "stopped": "the game is over",
+    "flag-b": "the game is over",
+    "waiting": "the clock is waiting: the first move (or clock start) starts it",
+    "running": "the clock is running already",
+}
+
+
+@pytest.mark.parametrize("state", ["off", "app", "setup", "waiting", "running", "paused", "stopped", "flag-b"])
+@pytest.mark.parametrize("word", ["start", "pause", "resume"])
+def test_every_clock_button_in_every_state(word, state):
+    rig = _clock_in(state)
+    before = rig.ask("clock")
+    assert before[0].split()[-1] == {"off": "off", "setup": "waiting"}.get(state, state if state != "app" else "app")
+    got = rig.ask("clock " + word)
+    if (word, state) in ACTS:
+        assert got[0].startswith("clock ") and got[0].split()[-1] == ACTS[(word, state)]
+        return
+    if state == "app":
+        want = "err clock: the app keeps the clock in this round"
+    elif state == "paused":
+        want = "err clock %s: the clock is %s" % (word, "paused: clock resume carries on" if word == "start" else "paused already")
+    elif state == "setup" and word == "pause":
+        want = "err clock pause: " + WHY["waiting"]
+    else:
+        want = "err clock %s: %s" % (word, WHY[state])
+    assert got == [want]
+    after = rig.ask("clock")
+    assert after[0].split()[-1] == before[0].split()[-1]  # nothing changed
+
+
+def test_the_simulators_buttons_follow_the_same_rule():
+    import sys
+
+    sys.path.insert(0, transcript._ROOT + "/tools/sim")
+    from board_sim import BoardSim
+
+    sim = BoardSim()
+    assert sim.clock_action("pause") == "no clock: set a time control first (e.g. clock 5+3)"
+    assert sim.set_clock("5+3") == ""
+    assert sim.clock_action("pause") == WHY["waiting"]
+    assert sim.clock_action("resume") == WHY["waiting"]
+    assert sim.clock_action("start") == "" and sim.game_state()["clock"]["state"] == "running"
+    assert sim.clock_action("start") == WHY["running"] and sim.clock_action("resume") == WHY["running"]
+    assert sim.clock_action("pause") == "" and sim.clock_action("pause") == "the clock is paused already"
+    assert sim.clock_action("start") == "the clock is paused: clock resume carries on"
+    assert sim.clock_action("resume") == "" and sim.game_state()["clock"]["state"] == "running"
 
 
 def test_the_clock_is_saved_with_the_game_and_resumes_paused():
@@ -360,7 +475,7 @@ def test_the_browser_glue_sets_the_clock_and_the_engine():
     from board_sim import BoardSim
 
     sim = BoardSim()
-    assert sim.set_clock("5+") == "clock: seconds of increment or delay '' is not a number"
+    assert sim.set_clock("5+") == "clock: '5+': a number is missing after '+' (write " + FORM + ")"
     assert sim.game_state()["clock"] is None
     assert sim.set_clock("3+2") == ""
     assert sim.game_state()["clock"] == {"control": "3+2", "white": 180000, "black": 180000, "running": None,

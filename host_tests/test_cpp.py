@@ -9,7 +9,8 @@ import re
 import chess
 import pytest
 from core import signals as S
-from core.position import STARTING_FEN, parse_square
+from core.position import STARTING_FEN, Position, parse_square
+from core.referee import PLAY
 from test_link import START_PLACEMENT, Rig, frame_squares
 
 _PIECES = set("pnbrqkPNBRQK?Uu")
@@ -698,6 +699,32 @@ def test_a_refused_new_outside_a_round_keeps_the_board_silent():
     rig.play("e2e4")
     assert rig.lines() == []  # CPP outside a round: nothing unasked, not a text `move` line
     assert rig.link.dialect == "cpp"
+
+
+def test_in_a_round_a_dead_position_is_the_centrals_to_end():
+    # The board ends a dead position by itself (FIDE 5.2.2, core/dead.py), but not in a round: the
+    # central rules it, and python-chess (the companion), Lichess and the apps end none but by
+    # material. The round goes on; after it the board judges them again.
+    before = "4k3/8/8/1p1p1p1p/pPpPpPp1/P1P1P1PP/8/4K3"
+    squares = [sq for sq in range(64) if Position(before + " w - - 0 1").piece_at(sq)]
+    rig, c = central(occupied=squares)
+    c.begin(before + " w")
+    c.take()
+    rig.play("h3h4")
+    c.run(0)
+    c.accept()
+    assert not rig.game.is_over() and rig.app.referee.phase == PLAY
+    c.move("e8d8")
+    rig.play("e8d8")
+    c.run(0)
+    assert c.take() == ["move h3h4", "moved"] and not rig.game.is_over()
+    c.end("draw")
+    assert rig.ask("new " + before + " w - - 0 1")[-1] == "ok"
+    for frm, to in (("h4", "h3"), ("d8", "e8")):  # the pieces set up as the LEDs ask
+        rig.lift(frm)
+        rig.place(to, 400)
+    rig.play("h3h4")
+    assert (rig.game.result, rig.game.reason) == ("1/2-1/2", "dead-position")
 
 
 def test_end_outside_a_round_does_not_end_the_boards_game():

@@ -41,7 +41,7 @@ from dgt_client import (
     placement,
     rev2_leds,
 )
-from hands.transcript import parse
+from hands.transcript import file_settings, parse
 from test_chesslink import HostOnPort
 from test_dgt import TRANSCRIPT_NAMES, TRANSCRIPTS, final_moves
 
@@ -117,7 +117,10 @@ def test_every_physical_order_reaches_a_host_as_the_referee_reads_it(quick_port)
     read = {}
     for name in TRANSCRIPT_NAMES:
         with open(os.path.join(TRANSCRIPTS, name)) as f:
-            fen, mode, events = parse(f.read())
+            text = f.read()
+        if file_settings(text):
+            continue  # a board.json rule the terminal simulator cannot set: test_dgt.py runs it in-process
+        fen, mode, events = parse(text)
         port.sim.send("mode " + mode)
         port.sim.send("fen " + fen)
         port.sim.send("wait 500")
@@ -138,7 +141,11 @@ def test_every_physical_order_reaches_a_host_as_the_referee_reads_it(quick_port)
         follower = Follower(chess.Board(fen))
         fields = follow_updates(follower, start, host.updates_since(seen))
         assert bytes(fields) == host.board(), name
-        assert follower.moves == final_moves(fen, refereed), (name, refereed, follower.events)
+        expected = final_moves(fen, refereed)
+        moves = follower.moves
+        if any(line.startswith("end ") for line in port.sim.lines[first:]):
+            moves = moves[:len(expected)]  # the hands may move on past the game's end (test_dgt.py says why)
+        assert moves == expected, (name, refereed, follower.events)
         read[name] = follower.moves
     assert read["castling-rook-first-casual.txt"] == ["e1g1"] and read["en-passant-victim-last.txt"] == ["d4e3"]
     assert read["promotion-taps.txt"] == ["e7e8b", "a3b2"] and read["slide.txt"] == ["a1a5"]

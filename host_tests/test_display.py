@@ -58,7 +58,8 @@ def test_check_checkmate_and_stalemate():
 
 
 def test_draws_and_resignation_have_their_own_signals():
-    frame, _ = frame_after("1000 lift a2\n1200 lift b3\n1500 place b3", fen="8/8/8/4k3/8/1n6/K7/8 w - - 0 1")
+    # Kxb3 leaves a lone knight: no mating material (a game given over from the start stays over).
+    frame, _ = frame_after("1000 lift a2\n1200 lift b3\n1500 place b3", fen="8/8/8/4k3/8/1n6/K7/7n w - - 0 1")
     assert frame[sq("b3")] == S.DRAW and frame[sq("e5")] == S.DRAW
     frame, board = frame_after("1000 lift e1\n1100 lift e8\n1600 place d5\n1700 place e4", fen="r3k3/8/8/8/8/8/8/4K2R w - - 0 1")
     assert board.referee.game.result == "1-0"

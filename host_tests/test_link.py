@@ -172,6 +172,47 @@ def test_new_game_and_new_from_fen():
     assert rig.game.fen() == "4k3/8/8/8/8/8/8/4K3 w - - 0 1"
 
 
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+        "4k3/8/8/8/8/8/8/4K3 w - - 0 1",  # over as it is given (no mating material): still the game
+    ],
+)
+def test_new_fen_is_the_game_until_the_pieces_are_set_up_to_it(fen):
+    # Issue 29: on a board standing on the start position, `new FEN` answered ok, and then the start
+    # position on the squares started a new game: `new`, and `fen` gave the start position.
+    rig = Rig()
+    assert rig.ask("new " + fen) == ["ok"]
+    rig.run(1000)
+    assert rig.lines() == []
+    assert rig.ask("fen") == ["fen " + fen]
+
+
+def test_new_fen_survives_the_hands_passing_the_start_position():
+    rig = Rig()
+    rig.play("e2e4")
+    rig.lines()
+    fen = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"
+    assert rig.ask("new " + fen) == ["ok"]
+    rig.lift("e4")
+    rig.place("e2", 1000)  # the start position, for a second, on the hands' way
+    rig.lift("d2")
+    rig.place("d4", 500)
+    assert rig.lines() == []
+    assert rig.ask("fen") == ["fen " + fen]
+    rig.play("g8f6")
+    assert rig.lines()[0] == "move g8f6"
+    # Once the FEN's position has stood on the board, the start position set up is a new game again.
+    for uci in ("f6g8", "d4d2"):
+        rig.lift(uci[:2])
+        rig.place(uci[2:], 100)
+    rig.run(500)
+    assert "new" in rig.lines()
+    assert rig.ask("fen") == ["fen " + STARTING_FEN]
+
+
 def test_promotion_choice_from_the_pc():
     rig = Rig(occupied=[parse_square(s) for s in ("e1", "a7", "h7", "h8")])
     rig.send("new 7k/P6p/8/8/8/8/8/4K3 w\n")

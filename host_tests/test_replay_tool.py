@@ -64,6 +64,15 @@ def test_uci_mode():
         ("@fen\n1000 lift e2\n", "@fen needs a FEN"),
         ("@fen   \n", "@fen needs a FEN"),
         ("@fen 4k3/8/8/8/8/8/8/4K2R w K - 8388608 1\n1000 lift h1\n", "halfmove clock 8388608 is impossible"),
+        # @setting takes the board.json settings of the rules, checked as board.json's are.
+        ("@setting brightness 30\n", "not a setting of the rules"),
+        ("@setting illegal_moves maybe\n", 'must be one of "fide", "lose"'),
+        ("@setting illegal_complete_ms soon\n", "whole number of milliseconds"),
+        ("@setting commit_delay_ms 100\n", "must be more than 150 ms"),
+        ("@setting clock 5+x\n", "clock"),
+        # @new: the FEN a PC sends with `new FEN` as the board starts.
+        ("@new\n", "@new needs the FEN"),
+        ("@new 8/8/8 w - - 0 1\n", "bad FEN"),
     ],
 )
 def test_unreadable_input_exits_2_with_a_message_and_nothing_else(tmp_path, text, message):
@@ -73,6 +82,31 @@ def test_unreadable_input_exits_2_with_a_message_and_nothing_else(tmp_path, text
     assert r.returncode == 2
     assert r.stdout == ""
     assert message in r.stderr
+
+
+def test_every_rule_setting_from_the_file_or_the_command_line(tmp_path):
+    # The seeds' older rule (a first completed illegal move loses in rapid) is a board.json setting:
+    # a transcript switches it on with @setting, the command line with --setting, which wins.
+    path = tmp_path / "illegal.txt"
+    path.write_text("@setting illegal_moves lose\n@clock 15+10\n1000 lift e2\n1100 place e5\n")
+    r = replay(str(path))
+    assert r.returncode == 0 and r.stdout.splitlines()[:2] == ["error illegal e2 e5", "end 0-1 illegal-move"]
+    r = replay("--setting", "illegal_moves", "fide", str(path))
+    assert r.stdout.splitlines()[:2] == ["error illegal e2 e5", "penalty b 60000"]
+    # ... and so every other one the referee reads.
+    r = replay("--setting", "mode", "casual", "--setting", "clock", "5+3", "--setting", "promotion_piece", "r",
+               "--setting", "illegal_complete_ms", "1000", "--setting", "commit_delay_ms", "300",
+               "--fen", "8/4P3/8/8/8/k7/8/4K3 w - - 0 1", "-", stdin="1000 lift e7\n1100 place e8\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[:2] == ["move e7e8r", "clock 300000 300000"]
+
+
+def test_a_position_that_has_ended_the_game_says_so_first():
+    wall = "4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1"  # issue 29: a dead position
+    r = replay("--uci", "--fen", wall, "e1d2")
+    assert r.stdout.splitlines() == ["end 1/2-1/2 dead-position", "error game-over e1 d2", "fen " + wall]
+    r = replay("--fen", wall, "--clock", "0:05", "-", stdin="1000 lift e1\n1100 place d2\n")
+    assert r.stdout.splitlines()[0] == "end 1/2-1/2 dead-position" and "move e1d2" not in r.stdout
 
 
 def test_unreadable_files_and_moves():
@@ -103,6 +137,9 @@ def test_an_empty_fen_option_exits_2():
         (["--fen", "k" * 100_000], "1000 lift e2\n"),
         (["--mode", "m" * 100_000], ""),
         (["--uci", "e2e4", "u" * 100_000], None),
+        ([], "@setting illegal_moves " + "q" * 100_000 + "\n"),
+        (["--setting", "promotion_piece", "w" * 100_000], ""),
+        (["--setting", "s" * 100_000, "1"], ""),
         (["--zz" + "o" * 100_000], ""),
     ],
 )

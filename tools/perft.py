@@ -1,9 +1,12 @@
 """Count the legal move tree of a position with the firmware's own rules core (docs/spec.md section 5).
 
     python3 tools/perft.py [--divide] [--bulk] [--plain] [--runtime cpython|micropython] FEN DEPTH
+    python3 tools/perft.py [--plain] [--runtime cpython|micropython] --suite EPD_FILE DEPTH
 
 The last line printed is the node count; with --divide one `UCI: COUNT` line per legal root move
-comes first. `--runtime micropython` runs the same core under the MicroPython unix port (the
+comes first. With --suite it checks every count of an EPD perft suite (`FEN ;D1 n ;D2 n ...` a
+line, as host_tests/data/perft/perftsuite.epd) up to DEPTH: a line for each count that differs,
+then `N counts checked, M wrong` (exit status 1 when M is not 0). `--runtime micropython` runs the same core under the MicroPython unix port (the
 `micropython` of the repository's .venv, or MICROPYTHON=path), with the core's native (viper) make,
 unmake and move generator as the Pico runs them; --plain takes its plain Python path instead, as
 CPython and WebAssembly run it (the two must count the same). This file itself runs on both runtimes,
@@ -11,7 +14,7 @@ so it keeps to what MicroPython has (no argparse).
 """
 import sys
 
-USAGE = "usage: perft.py [--divide] [--bulk] [--plain] [--runtime cpython|micropython] FEN DEPTH"
+USAGE = "usage: perft.py [--divide] [--bulk] [--plain] [--runtime cpython|micropython] FEN DEPTH | --suite EPD_FILE DEPTH"
 # The core recurses once a ply and holds a move list at each level: MicroPython's 200 kB heap runs
 # out near 300 levels and CPython stops at its recursion limit (1000). 64 is far past any count
 # that can finish (the deepest ever computed from the start position is depth 15, on a cluster),
@@ -39,7 +42,7 @@ def _fail(message):
 
 
 def parse_args(argv):
-    divide = bulk = plain = False
+    divide = bulk = plain = suite = False
     runtime = "cpython"
     rest = []
     i = 0
@@ -51,6 +54,8 @@ def parse_args(argv):
             bulk = True
         elif a == "--plain":
             plain = True
+        elif a == "--suite":
+            suite = True
         elif a == "--runtime":
             i += 1
             if i >= len(argv) or argv[i] not in ("cpython", "micropython"):
@@ -68,12 +73,15 @@ def parse_args(argv):
         else:
             rest.append(a)
         i += 1
-    if len(rest) == 7:  # a FEN given unquoted: six fields then the depth
+    if len(rest) == 7 and not suite:  # a FEN given unquoted: six fields then the depth
         rest = [" ".join(rest[:6]), rest[6]]
     if len(rest) != 2:
-        _fail("expected a FEN and a depth")
+        _fail("expected a suite's file and a depth" if suite else "expected a FEN and a depth")
     if len(rest[0]) > MAX_FEN:
-        _fail("FEN of %d characters: a FEN has at most about 90 (%r)" % (len(rest[0]), _cut(rest[0])))
+        what = "file name" if suite else "FEN"
+        _fail("%s of %d characters: at most %d (%r)" % (what, len(rest[0]), MAX_FEN, _cut(rest[0])))
+    if suite and divide:
+        _fail("--divide is for one FEN, not a --suite")
     depth = rest[1]
     digits = depth[1:] if depth[:1] == "-" else depth
     if not digits or len(digits) > 6 or any(c not in "0123456789" for c in digits):
@@ -83,7 +91,7 @@ def parse_args(argv):
         _fail("depth must not be negative")
     if depth > MAX_DEPTH:
         _fail("depth %d is beyond what the core can count: at most %d" % (depth, MAX_DEPTH))
-    return divide, bulk, plain, runtime, rest[0], depth
+    return divide, bulk, plain, runtime, rest[0], depth, suite
 
 
 def run(fen, depth, divide, bulk, plain=False):
@@ -112,6 +120,58 @@ def run(fen, depth, divide, bulk, plain=False):
     print(total)
 
 
+def _number(text):
+    """A count or depth of a suite's line as an int, or -1 when it is not a whole number."""
+    if not text or len(text) > 15:
+        return -1
+    for c in text:
+        if c not in "0123456789":
+            return -1
+    return int(text)
+
+
+def run_suite(path, depth, plain=False):
+    """Check every count of the EPD suite in `path` up to `depth` (see the top of the file)."""
+    from core.position import FenError, Position, use_native
+
+    use_native(not plain)
+    try:
+        f = open(path)
+    except OSError as e:
+        _fail("cannot read %s: %s" % (_cut(path), e))
+    checked = wrong = number = 0
+    with f:
+        for line in f:
+            number += 1
+            parts = line.split(";")
+            fen = parts[0].strip()
+            if not fen or fen.startswith("#"):
+                continue
+            try:
+                position = Position(fen)
+            except FenError as e:
+                _fail("%s line %d: %s" % (_cut(path), number, e))
+            counts = []
+            for item in parts[1:]:
+                words = item.split()
+                d = _number(words[0][1:]) if len(words) == 2 and words[0][:1] == "D" else -1
+                want = _number(words[1]) if d >= 0 else -1
+                if want < 0:
+                    _fail("%s line %d: %r is not `Dn COUNT`" % (_cut(path), number, _cut(item.strip())))
+                counts.append((d, want))
+            for d, want in counts:
+                if d > depth:
+                    continue
+                got = position.perft_bulk(d)
+                checked += 1
+                if got != want:
+                    wrong += 1
+                    print("line %d, depth %d: %d, not %d: %s" % (number, d, got, want, fen))
+    print("%d counts checked, %d wrong" % (checked, wrong))
+    if wrong:
+        sys.exit(1)
+
+
 def _run_micropython(argv):
     import os
     import subprocess
@@ -133,14 +193,17 @@ def _run_micropython(argv):
 
 
 def main(argv):
-    divide, bulk, plain, runtime, fen, depth = parse_args(argv)
+    divide, bulk, plain, runtime, fen, depth, suite = parse_args(argv)
     if runtime == "micropython" and sys.implementation.name != "micropython":
         _run_micropython(argv)
     here = _here()
     sys.path.insert(0, here + "/../firmware")
     if sys.implementation.name != "micropython":
         sys.path.insert(0, here + "/shims")
-    run(fen, depth, divide, bulk, plain)
+    if suite:
+        run_suite(fen, depth, plain)
+    else:
+        run(fen, depth, divide, bulk, plain)
 
 
 if __name__ == "__main__":

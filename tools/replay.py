@@ -1,14 +1,20 @@
 """Replay a physical transcript, or UCI moves, through the firmware's own core (docs/spec.md section 5).
 
-    python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--clock CONTROL] [--leds] [--board PLACEMENT] EVENTS_FILE
+    python3 tools/replay.py [--fen FEN] [--mode strict|casual] [--clock CONTROL] [--setting NAME VALUE]...
+                            [--leds] [--board PLACEMENT] EVENTS_FILE
     python3 tools/replay.py --uci [--fen FEN] MOVE...
 
 EVENTS_FILE holds `T_MS lift SQ` / `T_MS place SQ` lines (`#` comments, optional `@fen FEN` and
-`@mode strict|casual` headers, and `@clock CONTROL` for a time control in core/clock.py's notation,
-e.g. `5+3`; `-` reads standard input). The transitions are scanned at the
+`@mode strict|casual` headers, `@clock CONTROL` for a time control in core/clock.py's notation,
+e.g. `5+3`, and `@setting NAME VALUE` for any board.json setting the referee and its arbiter read:
+mode, clock, promotion_piece, illegal_moves, illegal_complete_ms, commit_delay_ms (e.g.
+`@setting illegal_moves lose`), and `@new FEN` for a `new FEN` the PC sends as the board starts,
+the pieces standing as @fen's position; `-` reads standard input). The command line's --fen, --mode, --clock
+and --setting override the file's headers. The transitions are scanned at the
 firmware's scan period and go through its debouncer and referee. Output, one item per line: `move`,
 `undo`, `promote`, `error`, `new`, `claim`, `end`, with a clock `clock WHITE_MS BLACK_MS` after each
-committed move and `penalty SIDE MS`, (`leds` with --leds), and last `fen FEN`.
+committed move and `penalty SIDE MS`, (`leds` with --leds), and last `fen FEN`; a game that the
+position given has already ended (a dead position, say) says so first: `end RESULT REASON`.
 Exit status 0, or 2 for unreadable input (a message on stderr and nothing else).
 
 --board PLACEMENT (a FEN's first field) puts pieces on those squares at power-up while the game is
@@ -41,6 +47,8 @@ def main(argv=None):
     parser.add_argument("--fen", help="start position (default: the standard start)")
     parser.add_argument("--mode", choices=("strict", "casual"), help="touch-move rules (default: strict)")
     parser.add_argument("--clock", metavar="CONTROL", help="play under a time control, e.g. 5+3 (docs/clock.md)")
+    parser.add_argument("--setting", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                        help="a board.json rule setting, e.g. --setting illegal_moves lose (repeatable)")
     parser.add_argument("--leds", action="store_true", help="also print the LED frame after each change")
     parser.add_argument("--board", metavar="PLACEMENT", help="squares with pieces at power-up, as a FEN's placement field (default: the FEN's)")
     parser.add_argument("--uci", action="store_true", help="the arguments are UCI moves for the rules core")
@@ -68,12 +76,25 @@ def main(argv=None):
                         text = f.read()
             except (OSError, UnicodeDecodeError) as e:
                 raise transcript.TranscriptError("cannot read %s: %s" % (transcript.shown(path), transcript.shown(str(e), 200)))
-            fen, mode, events = transcript.parse(text, args.fen, args.mode)
-            clock = args.clock if args.clock is not None else transcript.file_clock(text)
+            mode = args.mode
+            clock = args.clock
+            given = []
+            for name, value in args.setting:
+                name, value = transcript.setting(name, value)
+                given.append((name, value))
+                if name == "mode" and mode is None:
+                    mode = value
+                elif name == "clock" and clock is None:
+                    clock = value
+            fen, mode, events = transcript.parse(text, args.fen, mode)
+            settings = transcript.file_settings(text) + given  # the command line's last: they win
+            if clock is None:
+                clock = transcript.file_clock(text)
             if clock is not None:
                 transcript.check_clock(clock)
             board = None if args.board is None else transcript.placement_occupancy(args.board)
-            lines = transcript.run(fen, mode, events, leds=args.leds, board=board, clock=clock)
+            new = transcript.file_new(text)
+            lines = transcript.run(fen, mode, events, leds=args.leds, board=board, clock=clock, settings=settings, new=new)
     except transcript.TranscriptError as e:
         sys.stderr.write("replay.py: %s\n" % e)
         return 2

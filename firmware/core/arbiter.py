@@ -5,7 +5,7 @@ from micropython import const
 
 from core.clock import STANDARD
 from core.game import FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT
-from core.position import BISHOP, BLACK, KING, KNIGHT, PAWN, ROOK, SQUARES88, WHITE
+from core.position import BLACK, WHITE
 
 _PLAY = const(0)  # core/referee.py's PLAY (imported from there, its 40 kB of source would compile again on a test heap)
 _STRICT = "strict"
@@ -24,53 +24,11 @@ ILLEGAL_RULES = (FIDE, LOSE)
 
 def can_mate(position, colour):
     """Could `colour` (WHITE or BLACK) checkmate the other king by any series of legal moves, helped
-    by the other side's worst play (FIDE 6.9, 7.5.5)? False only when it surely cannot:
-    - a bare king;
-    - one knight, against a king whose only other pieces (if any) are queens: a mate by a lone
-      knight needs a piece of the mated side next to its king that is stuck there, and a queen
-      beside the king can always take the knight or step off (python-chess's
-      has_insufficient_material draws the same line, host_tests/test_clock.py compares them);
-    - bishops all on squares of one colour, against a king whose other pieces (if any) are rooks,
-      queens or bishops on that colour: the king in check stands on the bishops' colour, two of its
-      neighbours are of the other colour, one king cannot cover both, and a rook or queen put there
-      can always take or block the checking bishop (a pawn, a knight or a bishop of the other
-      colour cannot).
-    Anything else can (a pawn may promote; two knights, or a knight and a bishop, or bishops of
-    both colours can with the other side's help)."""
-    board = position.board
-    knights = 0
-    bishop_colours = 0  # bit 0: a bishop on a dark square, bit 1: on a light one
-    their_blockers = 0  # the other side's pawns and knights
-    their_rooks = 0  # ... and rooks
-    their_bishop_colours = 0
-    for sq in SQUARES88:
-        p = board[sq]
-        if not p:
-            continue
-        kind = p & 7
-        if kind == KING:
-            continue
-        shade = 1 << (((sq >> 4) + sq) & 1)  # a1 (0x00) is dark: bit 0
-        if p & BLACK == colour:
-            if kind == KNIGHT:
-                knights += 1
-            elif kind == BISHOP:
-                bishop_colours |= shade
-            else:
-                return True  # a pawn, rook or queen
-        elif kind == BISHOP:
-            their_bishop_colours |= shade
-        elif kind == PAWN or kind == KNIGHT:
-            their_blockers += 1
-        elif kind == ROOK:
-            their_rooks += 1
-    if not knights and not bishop_colours:
-        return False
-    if knights >= 2 or (knights and bishop_colours) or bishop_colours == 3:
-        return True
-    if knights:
-        return their_blockers > 0 or their_rooks > 0 or their_bishop_colours != 0
-    return their_blockers > 0 or (their_bishop_colours & ~bishop_colours) != 0
+    by the other side's worst play (FIDE 6.9, 7.5.5)? False only when proven: core/dead.py decides
+    (the material, the pawns, a short search), loaded the first time a game's result hangs on it."""
+    from core.dead import can_mate as proven_can_mate
+
+    return proven_can_mate(position, colour)
 
 
 def flag_result(position, fallen):

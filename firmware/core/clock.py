@@ -54,6 +54,35 @@ def _minutes(text):
     return _number(text, "minutes") * 60000
 
 
+_FORM = "MINUTES[/MOVES][+SECONDS|dSECONDS|bSECONDS], like 5+3, 5d3 or 90/40+30,30+30"
+
+
+def _check_period(text, part):
+    """Raise ValueError saying what is wrong with one period of the control `text` as typed, when
+    its shape is not the notation's (the numbers are checked as they are read)."""
+    if not part:
+        raise ValueError("%r: a period is empty (write %s)" % (text[:20], _FORM))
+    kinds = 0
+    last = ""  # the last character but spaces
+    for c in part:
+        if c == " ":
+            continue
+        if c in "+db/:":
+            if not last:
+                raise ValueError("%r: a period starts with its minutes (write %s)" % (part[:20], _FORM))
+            if last in "+db/:":
+                raise ValueError("%r: a number is missing after %r (write %s)" % (part[:20], last, _FORM))
+            if c != "/" and c != ":":
+                kinds += 1
+        elif c not in "0123456789":
+            raise ValueError("%r is not a time control: %r has no place in one (write %s)" % (text[:20], c, _FORM))
+        last = c
+    if last in "+db/:":
+        raise ValueError("%r: a number is missing after %r (write %s)" % (part[:20], last, _FORM))
+    if kinds > 1:
+        raise ValueError("%r: one increment or delay a period (+, d or b), not %d" % (part[:20], kinds))
+
+
 def make(control):
     """A Clock for a control's text, or None for no clock (None, "", "none", "off", "-")."""
     if control is None:
@@ -74,6 +103,7 @@ def parse_control(text):
         raise ValueError("at most %d periods, got %d" % (_MAX_PERIODS, len(parts)))
     for i in range(len(parts)):
         part = parts[i].strip()
+        _check_period(text, part)
         kind = SUDDEN
         extra = 0
         for k in (FISCHER, US_DELAY, BRONSTEIN):

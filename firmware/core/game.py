@@ -42,6 +42,11 @@ FIFTY_MOVES = "fifty-moves"
 class Game:
     """Moves from a start position, with the game's status kept up to date after every move."""
 
+    # Dead positions beyond material (FIDE 5.2.2) end the game here. Not while a CPP central rules
+    # the round (link/cpp_commands.py's begin, link/cpp.py's leave): it ends the game itself, and
+    # the companion's python-chess, Lichess and the apps end none but by material.
+    judge_dead = True
+
     def __init__(self, fen=STARTING_FEN):
         self.position = Position(fen)
         self.start_fen = self.position.fen()
@@ -205,6 +210,26 @@ class Game:
         result = "*"
         reason = None
         claims = ()
+        dead = False
+        if self.judge_dead and (p.halfmove < 2 or self._positions == 1):
+            # FIDE 5.2.2: a dead position ends the game. Beyond material core/dead.py proves it from
+            # the pawns, every one of them right behind a pawn, which only a pawn move or a capture
+            # changes, and the move after one (which may end a pawn's check or an en-passant
+            # chance); or the game's first position. Only then is it loaded and asked (its cost:
+            # docs/figures.md, "dead positions"). The test is here, not there, so that a game loads
+            # it only then: the 1s are core/position.py's PAWN, 8 its BLACK (a black pawn's front
+            # square is 16 below, a white one's 16 above).
+            b = p.board
+            locked = False  # a pawn on the board, and every one behind a pawn
+            for sq in SQUARES88:
+                if b[sq] & 7 == 1:
+                    locked = b[sq + 16 - 4 * (b[sq] & 8)] & 7 == 1
+                    if not locked:
+                        break
+            if locked:
+                from core.dead import is_dead
+
+                dead = is_dead(p)
         # Mate and stalemate need only whether a move exists. Out of check the list is begun piece by
         # piece until it has one (usually the first piece or two: about 0.5 ms each on the Pico),
         # the rest built later; in check Position.has_legal_move stops at the first evasion.
@@ -221,6 +246,8 @@ class Game:
             result, reason = "1/2-1/2", INSUFFICIENT_MATERIAL
         elif not can_move:
             result, reason = "1/2-1/2", STALEMATE
+        elif dead:
+            result, reason = "1/2-1/2", "dead-position"  # core/dead.py's DEAD_POSITION
         elif p.halfmove >= 150:
             result, reason = "1/2-1/2", SEVENTYFIVE_MOVES
         else:

@@ -21,6 +21,7 @@ _ENDS = {
     "resignation": "%s wins: the other side resigned",
     "stalemate": "stalemate: the game is drawn",
     "insufficient-material": "draw: neither side has the pieces to mate",
+    "dead-position": "draw: a dead position, neither side can ever mate",
     "seventyfive-moves": "draw: 75 moves without a capture or a pawn move",
     "fivefold-repetition": "draw: the same position for the fifth time",
     "agreement": "draw agreed",

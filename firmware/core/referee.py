@@ -106,7 +106,7 @@ class Referee:
     def __init__(self, game=None, mode=STRICT):
         self.game = game or Game()
         self.mode = mode
-        self.phase = PLAY
+        self.phase = OVER if self.game.is_over() else PLAY  # as load_game() has it
         self.occ = bytearray(64)  # what the switches say (debounced)
         self.base = bytearray(64)  # what they should say for the game's position
         self.prev = bytearray(64)  # ... and for the position before the last move (takebacks)
@@ -147,6 +147,10 @@ class Referee:
         # The start position set up starts a new game (docs/spec.md section 3), unless a PC program rules the game
         # (a CPP round: docs/spec.md section 6): then it is only a board that differs from the game.
         self.new_games = True
+        # A position given to load_game (a PC's `new FEN`) is the game until the pieces have stood
+        # in it once: the start position on the squares before then (where the pieces were, or on
+        # the hands' way) is no new game (issue 29). Power-up (resume_game) gives no such position.
+        self.to_set_up = False
         # When the board's own engine shows its move, that move is the only one the board accepts
         # (any other is refused and guided back); a PC's move or a hint is only shown.
         self.remote_required = False
@@ -191,6 +195,7 @@ class Referee:
         self._claims = game.claims
         self.promotion_square = -1
         self.phase = OVER if game.is_over() else SETUP if self.occ != self.base else PLAY
+        self.to_set_up = self.occ != self.base
         self._reset_clock()
         self.last_change = now
         self._recompute()
@@ -204,6 +209,7 @@ class Referee:
         from, [to...]) event, and the player lifts the piece where it now stands and puts it
         back. Anything else (two plies, a move the rules refuse) is set up again as load_game()."""
         self.load_game(game, now)
+        self.to_set_up = False  # the saved game: the start position set up is a new game, as always
         if self.phase != SETUP:
             return
         from core.resume import moves_to
@@ -482,6 +488,7 @@ class Referee:
         if not emptied and not filled:
             # The board is the game: any half-made move has been taken back.
             self.reading = None  # at power-up: the pieces went back to the saved game
+            self.to_set_up = False
             self.in_progress = True
             self.illegal_penalised = False  # a later illegal move is another one (FIDE 7.5.5)
             if self.clock is not None and self.clock.lent:
@@ -515,7 +522,7 @@ class Referee:
             self.pending_kind = "undo"  # take back the move that ended the game
             self.in_progress = True
             return
-        if self.new_games and occ == START_OCCUPANCY and (base != START_OCCUPANCY or self.phase != PLAY):
+        if self.new_games and not self.to_set_up and occ == START_OCCUPANCY and (base != START_OCCUPANCY or self.phase != PLAY):
             self.pending_kind = "new"
             self.in_progress = True
             return

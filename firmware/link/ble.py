@@ -11,7 +11,8 @@
 #     Millennium board ignores it (no board command reaches the game through it).
 # Which services the board offers is the `ble` setting (config.py; "off" leaves the radio off).
 #
-# What BLE does to the bytes (FIELD-NOTES, MicroPython's BTstack binding, the Pico W's):
+# What BLE does to the bytes on MicroPython's BTstack binding, the Pico W's (found running its unix
+# port built with BTstack against bumble's controllers; docs/bluetooth.md):
 #   - a write longer than MTU-3 reaches the program as several writes of MTU-5 bytes (the pieces of
 #     the central's prepared writes, their offsets dropped) and a last, shorter one. CPP allows one
 #     command per write, so a piece of exactly MTU-5 bytes is held (it may have a rest to come): the

@@ -7,8 +7,16 @@
 # ended), flag-w / flag-b (that side's flag fell). When a CPP app keeps the clock (its `time W B`
 # in a round) or a DGT host does (its SetNRun), the board reports the app's times instead:
 # `clock W B app app`. Loaded when the command is first used.
+#
+# One rule for the players' three buttons (docs/clock.md, "Start, pause, resume"): each acts from one
+# state, start on a waiting clock, pause on a running one, resume on a paused one, and answers with
+# the clock's line; in any other state it is refused with `err` saying the state, and nothing
+# changes. The simulators' buttons (tools/sim/sim_controls.py) follow the same rule through refusal().
 from core.clock import control_text
 from core.referee import SETUP
+
+# The state each button acts from.
+_ACTS_FROM = {"start": "waiting", "pause": "running", "resume": "paused"}
 
 
 def app_time(link):
@@ -44,6 +52,39 @@ def state_text(ref, now, link=None):
     return "%d %d %s %s" % (w, b, control_text(c.periods), state)
 
 
+def refusal(ref, word):
+    """Why the button `word` (start, pause or resume) cannot act on the referee's clock now, or None
+    when it can (the rule above)."""
+    c = ref.clock
+    if c is None:
+        return "no clock: set a time control first (e.g. clock 5+3)"
+    if ref.game.is_over():
+        return "the game is over"
+    if word != "pause" and ref.phase == SETUP:
+        # A flag cannot fall while the board is set up: the clock waits for the position.
+        return "set up the position first (the LEDs show where pieces go)"
+    state = "running" if c.running else "paused" if c.started else "waiting"
+    if state == _ACTS_FROM[word]:
+        return None
+    if state == "waiting":
+        return "the clock is waiting: the first move (or clock start) starts it"
+    if state == "paused" and word == "start":
+        return "the clock is paused: clock resume carries on"
+    return "the clock is %s already" % state
+
+
+def press(ref, word, now):
+    """Carry out the button `word` that refusal() let through."""
+    c = ref.clock
+    if word == "start":
+        c.start(now)
+    elif word == "pause":
+        c.pause(now)
+    else:
+        c.resume(now)
+    ref.version += 1
+
+
 def run(link, rest):
     app = link.app
     ref = app.referee
@@ -53,27 +94,12 @@ def run(link, rest):
     if app_time(link) is not None and rest:
         link.err("clock: the app keeps the clock in this round")
         return
-    if word in ("start", "pause", "resume"):
-        if c is None:
-            link.err("clock %s: no clock (set one first, e.g. clock 5+3)" % word)
+    if word in _ACTS_FROM:
+        why = refusal(ref, word)
+        if why is not None:
+            link.err("clock %s: %s" % (word, why))
             return
-        if ref.game.is_over():
-            link.err("clock %s: the game is over" % word)
-            return
-        if word != "pause" and ref.phase == SETUP:
-            # A flag cannot fall while the board is set up: the clock waits for the position.
-            link.err("clock %s: set up the position first (the LEDs show where pieces go)" % word)
-            return
-        if word == "pause":
-            c.pause(now)
-        elif word == "start" and not c.started:
-            c.start(now)
-        else:
-            if not c.started:
-                link.err("clock resume: not started (the first move or clock start starts it)")
-                return
-            c.resume(now)
-        ref.version += 1
+        press(ref, word, now)
         link.save()
     elif rest:
         if ref.game.ply() or (c is not None and c.started):

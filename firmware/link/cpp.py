@@ -112,6 +112,7 @@ class Cpp:
         self.draw_offered = False
         self.undo_offered = False
         self.app.referee.new_games = True
+        Game.judge_dead = True  # the board judges dead positions again (core/game.py)
         if self.app_clock:
             self.app_clock = False
             self.app.referee.take_clock_back()  # the board's clock again, for the board's next move

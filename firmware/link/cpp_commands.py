@@ -17,9 +17,11 @@ def begin(cpp, rest):
         cpp.err("begin: this board plays only standard chess (set_variant standard)")
         return
     ref = cpp.app.referee
+    Game.judge_dead = False  # the central rules the round: its end too (core/game.py)
     try:
         game = Game(fen)
     except ValueError as e:
+        Game.judge_dead = not cpp.round
         cpp.err("begin: %s" % e)
         return
     # The position of the game on the board (the app reconnected): keep that game, its moves

@@ -5,7 +5,8 @@
 # The project's own adapter, written from MicroPython's documentation of `bluetooth.BLE` (the calls
 # ble.py makes: active, config, irq, gatts_register_services, gatts_set_buffer, gatts_read,
 # gatts_notify, gap_advertise, gap_disconnect, gattc_exchange_mtu) and its IRQ codes. It behaves as
-# the Pico W's BTstack binding does where that differs from bumble's own GATT server (FIELD-NOTES):
+# the Pico W's BTstack binding does where that differs from bumble's own GATT server (found running
+# MicroPython's unix port built with BTstack against bumble; docs/bluetooth.md, firmware/link/ble.py):
 #   - a write longer than MTU-3 arrives as the central's prepared-write pieces, each delivered as a
 #     write of its own with its offset dropped (62 bytes at MTU 23: 4 writes of at most 18 bytes);
 #     bumble's server would reassemble them, so the adapter answers Prepare and Execute Write itself;

@@ -53,6 +53,14 @@ def test_bad_controls_say_why():
         with _Raises(ValueError) as r:
             parse_control(text)
         assert str(r.value)
+    # The reason names what is wrong with the control as typed (issue 29: `abc` was refused as a
+    # Bronstein delay of 'c' seconds).
+    for text, reason in (("abc", "'a' has no place in one"), ("5+3d2", "one increment or delay a period"),
+                         ("b3", "a period starts with its minutes"), ("5/", "a number is missing after '/'"),
+                         ("5+3,", "a period is empty"), ("5:", "a number is missing after ':'")):
+        with _Raises(ValueError) as r:
+            parse_control(text)
+        assert reason in str(r.value), str(r.value)
 
 
 def test_categories_follow_fide_appendices():

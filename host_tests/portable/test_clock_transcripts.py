@@ -18,7 +18,7 @@ def test_clock_examples_on_the_whole_firmware():
         import test_transcripts
 
         # What the firmware loads when first needed, compiled now (one at a time) and not mid-game.
-        for name in ("hardware.ws2812_plain", "core.results", "core.casual", "core.messages", "core.clock", "core.arbiter"):
+        for name in ("hardware.ws2812_plain", "core.results", "core.casual", "core.messages", "core.clock", "core.arbiter", "core.dead"):
             gc.collect()
             __import__(name)
     except MemoryError:

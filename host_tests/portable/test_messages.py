@@ -36,6 +36,7 @@ def test_game_events():
     assert explain("end 1-0 checkmate", p) == "checkmate: White wins"
     assert explain("end 0-1 resignation", p) == "Black wins: the other side resigned"
     assert explain("end 1/2-1/2 stalemate", p) == "stalemate: the game is drawn"
+    assert explain("end 1/2-1/2 dead-position", p) == "draw: a dead position, neither side can ever mate"
     assert explain("claim threefold", p) == "a draw can be claimed: the same position for the third time"
     assert explain("promote f7f8r", p) == "the pawn on f8 becomes a rook"
     assert explain("new", p).startswith("new game")

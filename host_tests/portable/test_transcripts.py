@@ -36,10 +36,15 @@ def _no_state():
     return ""
 
 
-def _board(fen, mode, clock=None):
-    sim = BoardSim(fen=fen, mode=mode)
+def _board(fen, mode, clock=None, settings=None, new=None):
+    sim = BoardSim(fen=fen, mode=mode, overrides=settings)
     if clock is not None:
         sim.app.referee.set_clock(clock)  # before the first move, as the USB clock command does
+    if new is not None:
+        from core.game import Game
+
+        sim.app.referee.load_game(Game(new), sim.now)  # the PC's `new FEN`, as link/link.py loads it
+        sim.app.redraw()
     sim.log = []  # start-up messages are not part of the transcript's output
     # The browser's state as JSON after every transition is the page's, not what this test reads
     # (the lines are in sim.log): building it, pixels and all, fragmented the 320 kB heap.
@@ -55,6 +60,8 @@ def replay(path):
     fen = None
     mode = "strict"
     clock = None  # @clock: host_tests/transcripts_clock/ (test_clock_transcripts.py)
+    settings = {}  # @setting NAME VALUE: board.json's rule settings (tools/hands/transcript.py)
+    new = None  # @new FEN: the PC's `new FEN` as the board starts
     expect = []
     sim = None
     last = 0
@@ -73,14 +80,24 @@ def replay(path):
                 mode = line[6:].strip()
             elif line.startswith("@clock "):
                 clock = line[7:].strip()
+            elif line.startswith("@new "):
+                new = line[5:].strip()
+            elif line.startswith("@setting "):
+                name, value = line[9:].split(None, 1)
+                if name == "mode":
+                    mode = value
+                elif name == "clock":
+                    clock = value
+                else:
+                    settings[name] = int(value) if name.endswith("_ms") else value
             else:
                 if sim is None:  # the headers come first; the board starts at the first transition
-                    sim = _board(fen, mode, clock)
+                    sim = _board(fen, mode, clock, settings, new)
                 t, action, sq = line.split()
                 last = int(t)
                 sim.advance(last, ((last, 1 if action == "place" else 0, parse_square(sq)),))
     if sim is None:
-        sim = _board(fen, mode, clock)
+        sim = _board(fen, mode, clock, settings, new)
     sim.advance(last + TAIL_MS)
     # The console's messages and the plain words after events (`msg ...`) are for people, not output.
     lines = [line for line in sim.log if not line.startswith("console: ") and not line.startswith("msg ")]

@@ -15,7 +15,7 @@
 # What the figures leave out, because no Pico is attached: the 8 x settle_us (10 us) the real
 # scanner waits per scan (the fake counts the waits instead of sleeping), the 1.9 ms of a WS2812
 # write, the flash write of a save (littlefs erases a 4 kB sector: tens of ms), and the RP2040
-# being about 7x slower than the WebAssembly build and far slower than a PC (FIELD-NOTES.md).
+# being far slower than the WebAssembly build and a PC (docs/figures.md: loop_iteration).
 # Under the unix port the modules are compiled from .py into the heap, as on a Pico without .mpy
 # files; the .mpy files `make flash` copies leave more RAM free.
 import gc

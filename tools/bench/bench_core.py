@@ -48,8 +48,9 @@ _i = 0
 
 
 def bench_loop():
-    """A plain loop with a small-int add, typed at the REPL (module-level names, as FIELD-NOTES'
-    figure of about 8 us on an RP2040 was measured): the yardstick for the Pico estimates."""
+    """A plain loop with a small-int add, typed at the REPL (module-level names, as the published
+    figure of a real RP2040 was measured: docs/figures.md, "The emulated Pico against a real one"):
+    the yardstick for the Pico estimates."""
     global _x, _i
     n = 20000
     t0 = ticks_us()
@@ -236,6 +237,41 @@ def bench_power_up(repeat):
     emit("power_up_read_move", "%.1f" % (t_ahead / repeat * 1e6), "us", "the same, the pieces one move ahead: the move found")
 
 
+def bench_dead(repeat):
+    """Who can still mate and dead positions (firmware/core/dead.py): what the game asks after a move
+    that locks the pawns (material and the pawn wall), on issue 29's wall and on a fortress with
+    pieces in it (the slowest of D3-Chess's test positions); and what a flag fall asks (the search's
+    16 positions too), in a fortress the wall does not settle and in a busy middlegame."""
+    from core.dead import can_mate, is_dead
+
+    wall = Position("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1")
+    pieces = Position("4k3/8/8/1p4p1/1P1p1pP1/BP1P1P2/BP1P4/R1B2K2 w - - 0 1")
+    open_wall = Position("3Bk3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1")  # white's bishop gets through
+    middlegame = Position(MIDDLEGAME)
+    note = ", median of %d" % repeat
+    emit("dead_after_move", _median_us(repeat, lambda: is_dead(wall)), "us",
+         "the pawn wall after the move that locks it (issue 29's position)" + note)
+    emit("dead_after_move_pieces", _median_us(repeat, lambda: is_dead(pieces)), "us",
+         "the same with bishops and a rook in the fortress" + note)
+    emit("dead_flag_decision", _median_us(repeat, lambda: can_mate(open_wall, WHITE)), "us",
+         "a flag fall: can white mate? (the wall proves nothing, 16 positions searched)" + note)
+    emit("dead_flag_decision_middlegame", _median_us(repeat, lambda: can_mate(middlegame, WHITE)), "us",
+         "a flag fall in a busy middlegame (16 positions searched)" + note)
+
+
+def _median_us(repeat, run):
+    """The median time of run() in us, as text; the first call (an import) and collections untimed."""
+    run()
+    times = []
+    for _ in range(repeat):
+        gc.collect()  # each call allocates move lists and small arrays: no collection inside it
+        t0 = ticks_us()
+        run()
+        times.append(seconds(t0))
+    times.sort()
+    return "%.1f" % (times[len(times) // 2] * 1e6)
+
+
 class _Row:
     """A row pin that costs what a real Pin.value() call costs in Python (one method call); the
     electrical fake in hardware/fake.py models far more and would time itself, not the scanner."""
@@ -348,6 +384,7 @@ def main():
     bench_scan(200 if mp else 2000)
     bench_idle_step(200 if mp else 2000)
     bench_power_up(5 if mp else 50)
+    bench_dead(20 if mp else 50)
 
 
 main()

@@ -155,6 +155,9 @@ class EmulatedBoard:
         fen, mode, events = transcript.parse(text, fen, mode)
         if new_game:
             self.new_game(fen, mode)
+        asked = transcript.file_new(text)
+        if asked is not None:
+            self.chip.command("new " + asked, until="ok")  # the pieces stay where they stand
         chip = self.chip
         chip.run(LEAD_MS)
         first = events[0][0] if events else 0

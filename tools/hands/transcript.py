@@ -22,6 +22,10 @@ from core.position import STARTING_FEN, FenError, Position, parse_square, square
 from core.referee import CASUAL, STRICT, Referee, event_text  # noqa: E402
 
 SETTINGS = config.Settings()
+# The board.json settings a transcript sets with `@setting NAME VALUE` (tools/replay.py: --setting
+# NAME VALUE): every one the referee and its arbiter read (Referee.configure). `@mode` and `@clock`
+# are short for the first two.
+RULE_SETTINGS = ("mode", "clock", "promotion_piece", "illegal_moves", "illegal_complete_ms", "commit_delay_ms")
 # After the last transition, keep scanning this long so that a pending commit or error comes out.
 TAIL_MS = 3000
 
@@ -53,6 +57,15 @@ def parse(text, fen=None, mode=None):
                 if not value:
                     raise TranscriptError("line %d: @fen needs a FEN (leave the line out for the start position)" % number)
                 file_fen = value
+            elif key == "@new":
+                if not value:
+                    raise TranscriptError("line %d: @new needs the FEN the PC sends" % number)
+                check_fen(value)
+            elif key == "@setting":
+                name, _, value = value.partition(" ")
+                name, value = setting(name, value.strip(), "line %d: @setting" % number)
+                if name == "mode":
+                    file_mode = value
             elif key == "@clock":
                 check_clock(value, "line %d: @clock" % number)
             elif key == "@mode":
@@ -60,7 +73,7 @@ def parse(text, fen=None, mode=None):
                     raise TranscriptError("line %d: @mode must be strict or casual, not %s" % (number, shown(value)))
                 file_mode = value
             else:
-                raise TranscriptError("line %d: unknown header %s (use @fen, @mode or @clock)" % (number, shown(key)))
+                raise TranscriptError("line %d: unknown header %s (use @fen, @mode, @clock, @setting or @new)" % (number, shown(key)))
             continue
         words = line.split()
         if len(words) != 3:
@@ -89,13 +102,57 @@ def parse(text, fen=None, mode=None):
 
 
 def file_clock(text):
-    """The time control of a transcript's @clock header (the last one), or None."""
+    """The time control of a transcript's @clock header (or `@setting clock`, the last one), or None."""
     control = None
+    for name, value in file_settings(text, ("clock",)):
+        control = value
+    return control
+
+
+def file_new(text):
+    """The FEN of a transcript's `@new FEN` header, or None: the PC sends `new FEN` as the board
+    starts, the pieces standing as the game of @fen has them (docs/usb-link.md)."""
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip()
-        if line.startswith("@clock"):
-            control = line[len("@clock") :].strip()
-    return control
+        if line.startswith("@new "):
+            return line[5:].strip()
+    return None
+
+
+def file_settings(text, names=RULE_SETTINGS):
+    """[(name, value), ...] of a transcript's `@setting` headers (and `@clock`), in the file's order,
+    each checked as board.json's would be (parse() has reported the bad ones with their line)."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        key, _, value = line.partition(" ")
+        if key == "@clock":
+            name = "clock"
+        elif key == "@setting":
+            name, _, value = value.strip().partition(" ")
+        else:
+            continue
+        if name in names:
+            out.append(setting(name, value.strip(), key))
+    return out
+
+
+def setting(name, text, where="--setting"):
+    """(name, value) of one rule setting given as words (`illegal_moves lose`,
+    `illegal_complete_ms 1000`), checked as board.json's would be; TranscriptError says what is wrong."""
+    if name not in RULE_SETTINGS:
+        raise TranscriptError("%s %s: not a setting of the rules (one of %s)" % (where, shown(name), ", ".join(RULE_SETTINGS)))
+    value = text
+    if name.endswith("_ms"):
+        if not text.isdigit() or len(text) > 9:
+            raise TranscriptError("%s %s: %s is not a whole number of milliseconds" % (where, name, shown(text)))
+        value = int(text)
+    try:
+        SETTINGS.updated({name: value})
+    except config.SettingsError as e:
+        text = str(e)  # it spells the value out whole: a pasted line can be megabytes long
+        raise TranscriptError("%s %s" % (where, text if len(text) <= 200 else text[:200] + "..."))
+    return name, value
 
 
 def check_clock(control, where="--clock"):
@@ -204,11 +261,19 @@ class Board:
         self.raw[square] = occupied
 
 
-def run(fen, mode, events, leds=False, board=None, clock=None):
+def run(fen, mode, events, leds=False, board=None, clock=None, settings=None, new=None):
     """Play a parsed transcript; returns the output lines (docs/spec.md section 5). board: the
     occupied squares at power-up, when not the FEN's (Board). clock: a time control (core/clock.py),
-    adding the `clock`, `penalty` and flag `end` lines (docs/spec.md section 10)."""
-    board = Board(fen, mode, board=board, clock=clock)
+    adding the `clock`, `penalty` and flag `end` lines (docs/spec.md section 10). settings: rule
+    settings [(name, value), ...] laid over board.json's defaults (file_settings, setting). new: the
+    FEN of a `new FEN` the PC sends as the board starts (file_new), or None."""
+    overrides = {}
+    for name, value in settings or ():
+        if name != "mode" and name != "clock":  # mode and clock come as their own arguments
+            overrides[name] = value
+    board = Board(fen, mode, settings=SETTINGS.updated(overrides), board=board, clock=clock)
+    if new is not None:
+        board.referee.load_game(Game(new), 0)  # as the USB link's `new FEN` does (link/link.py: load)
     lines = []
 
     def output(t, ev):
@@ -220,6 +285,9 @@ def run(fen, mode, events, leds=False, board=None, clock=None):
     on_frame = frame if leds else None
     if leds:
         lines.append(("leds 0 %s" % frame_text(board.frame)).rstrip())
+    game = board.referee.game
+    if game.is_over():
+        lines.append("end %s %s" % (game.result, game.reason))  # the position given has ended the game
     for ev in board.referee.out:
         output(0, ev)  # what the power-up said (Board's `board`): a `choose` line
     for t, occupied, square in events:
@@ -235,6 +303,8 @@ def run_uci(fen, moves):
     """Moves straight to the rules core; returns the output lines."""
     game = Game(fen)
     lines = []
+    if game.is_over():
+        lines.append("end %s %s" % (game.result, game.reason))  # the position given has ended the game
     for text in moves:
         if game.is_over():
             lines.append("error game-over %s %s" % (text[0:2], text[2:4]))

@@ -1,7 +1,6 @@
 # The browser page's and the terminal's controls for what a player sets up on the board: a time
 # control, the clock's buttons, the board's own engine (tools/sim/board_sim.py's methods of the same
 # names call these; loaded when first used, to keep board_sim.py small on a 320 kB test heap).
-from core.referee import SETUP
 
 
 def set_clock(sim, control):
@@ -21,27 +20,17 @@ def set_clock(sim, control):
 
 
 def clock_action(sim, word):
-    """start, pause or resume the clock, as the players do (the USB command `clock WORD`).
-    Returns "" or the reason it could not."""
-    ref = sim.app.referee
-    c = ref.clock
-    if c is None:
-        return "no clock: choose a time control first"
-    if ref.game.is_over():
-        return "the game is over"
-    if word != "pause" and ref.phase == SETUP:
-        return "set up the position first: the clock waits for it"
-    if word == "start":
-        c.start(sim.now)
-    elif word == "pause":
-        c.pause(sim.now)
-    elif word == "resume":
-        if not c.started:
-            return "the clock has not started: the first move (or start) starts it"
-        c.resume(sim.now)
-    else:
+    """start, pause or resume the clock, as the players do, by the USB command's rule (each acts
+    from one state: link/clock_command.py). Returns "" or the reason it could not."""
+    if word not in ("start", "pause", "resume"):
         return "clock: start, pause or resume"
-    ref.version += 1
+    from link.clock_command import press, refusal
+
+    ref = sim.app.referee
+    why = refusal(ref, word)
+    if why is not None:
+        return why
+    press(ref, word, sim.now)
     sim.app.redraw()
     return ""
 
