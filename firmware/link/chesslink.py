@@ -34,7 +34,6 @@
 # (the board's game and the host's agree on the piece from there on).
 from micropython import const
 
-from app import PROMOTION_QUIET_MS
 from core import signals
 from core.position import BLACK, PAWN, move_promotion, move_to
 from core.referee import PLAY
@@ -55,9 +54,9 @@ _HEX = b"0123456789ABCDEF"
 _STATUS_LEN = const(67)
 _DEFAULT_SCAN = const(20)  # E2ROM 01 default: 20 x 2.048 ms = 41 ms a scan
 _MIN_SCAN = const(15)
-# How long a promoted piece stands untouched before its choice counts as made (taps come quicker):
-# the stillness the App waits for before it saves a promotion, for the same reason.
-PROMOTION_CHOICE_MS = PROMOTION_QUIET_MS
+# How long a promoted piece stands untouched before its choice counts as made: taps come quicker
+# (docs/spec.md section 3, a tap is a lift and a put-back of the new piece).
+PROMOTION_CHOICE_MS = const(2000)
 
 
 def _hex_value(b):
