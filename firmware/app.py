@@ -16,13 +16,14 @@ STUCK_MS = 8000
 # written in the first scan after the change in which no switch changes and no piece is in the air:
 # the board has as many pieces as the game (the kings on the centre squares of a resignation
 # count) or shows the move being made (a capture's victim is off the board). Right after the
-# commit, not after a wait for the board to be still. Right after, because then a power cut costs at most the one ply the
-# pieces show (docs/power-up.md) even when moves follow each other quickly, and a promotion is
-# saved as made and again at each tap instead of 2 s later. Never with a piece in the air: the CPU
-# stalls while the flash programs (and, now and then, erases: littlefs compacting the journal's
-# directory, or the whole game written again at a new game or a long journal), and a lift in that
-# time is seen only after it; a player holding a piece up is about to put it down, and the save
-# waits for that. The scan after the commit, not the commit's own: the move's LEDs come first.
+# commit, not after a wait for the board to be still: the ply is on the flash before the next one
+# is made, so a power cut costs at most the one ply the pieces show (docs/power-up.md; the
+# exception, a move the opponent's lift made final, is in docs/saved-game.md), and a promotion is
+# saved as made and again at each tap. Never with a piece in the air: the CPU stalls while the
+# flash programs (and, now and then, erases: littlefs compacting the journal's directory, or the
+# whole game written again at a new game or a long journal), and a lift in that time is seen only
+# after it; a player holding a piece up is about to put it down, and the save waits for that. The
+# scan after the commit, not the commit's own: the move's LEDs come first.
 # After a move the game knows only whether the side to move has a move (core/game.py); the list
 # of legal moves, which the next lift needs, is built ahead in the still scans that follow, this
 # many pieces a scan: about 0.5 ms each on the Pico, where the whole list at once is 15-25 ms, so
