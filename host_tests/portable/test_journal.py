@@ -296,3 +296,54 @@ def test_a_saved_game_of_the_firmware_before_the_journal_resumes_and_goes_on():
     assert JOURNAL in flash.files and parse(flash.files[PATH])[0] == 41  # appended, not rewritten
     store, game, notes = booted(flash)
     assert game.uci_moves() == GAME_1[:6] and store.opponent == "black 3"
+
+
+def test_a_result_a_mode_or_an_opponent_writes_the_whole_game():
+    flash = FakeFlash()
+    store = GameStore(PATH, flash)
+    game = Game()
+    store.save(game, "strict")
+    for m in GAME_1[:4]:
+        act(store, game, ("move", m))
+    assert parse(flash.files[PATH])[0] == 1
+    store.update(game, "casual")  # the `mode` command
+    assert parse(flash.files[PATH])[:2] == (2, "casual")
+    store.opponent = "white 2"  # the engine chosen (engine/opponent.py saves it as it is set)
+    act(store, game, ("move", GAME_1[4]), "casual")
+    got = parse(flash.files[PATH])
+    assert got[0] == 3 and got[3] == GAME_1[:5] and got[5] == "white 2"
+    act(store, game, ("move", GAME_1[5]), "casual")
+    assert parse(flash.files[PATH])[0] == 3  # journaled
+    game.resign(0)  # white resigns: the kings' gesture (an "end" event)
+    store.note(("end", game.result, game.reason))
+    store.update(game, "casual")
+    got = parse(flash.files[PATH])
+    assert got[0] == 4 and got[3] == GAME_1[:6] and got[4] == ("0-1", "resignation")
+    store, game, notes = booted(flash)
+    assert (game.result, game.reason) == ("0-1", "resignation") and store.opponent == "white 2" and notes == []
+    # A new game: written whole, and the old journal, now stale, adds nothing to it.
+    store.note(("new",))
+    store.update(Game(), "casual")
+    assert booted(flash)[1].uci_moves() == []
+
+
+def test_a_clock_is_journaled_with_each_move_and_a_new_control_writes_the_whole_game():
+    lines = ["5+3 300000 300000 0 0 0 0 0 0 0 0 0"]
+    flash = FakeFlash()
+    store = GameStore(PATH, flash)
+    store.clock_line = lambda: lines[-1]
+    game = Game()
+    store.save(game, "strict")
+    act(store, game, ("move", "e2e4"))  # the clock unchanged: the move alone
+    assert len(flash.files[JOURNAL]) == 8 + 4
+    lines.append("5+3 300000 300000 0 0 1 0 1 1 1234 0 0")
+    act(store, game, ("move", "e7e5"))
+    assert len(flash.files[JOURNAL]) > 8 + 2 * 4 and parse(flash.files[PATH])[0] == 1
+    store, game, notes = booted(flash)
+    assert game.uci_moves() == ["e2e4", "e7e5"] and notes == []
+    assert store.clock == ("5+3", (300000, 300000, 0, 0, 1, 0, 1, 1, 1234), (0, 0))
+    # Another time control: the whole game, with its clock line.
+    store.clock_line = lambda: "10 600000 600000 0 0 0 0 0 0 0 0 1"
+    act(store, game, ("move", "g1f3"))
+    got = parse(flash.files[PATH])
+    assert got[0] == 2 and got[6] == ("10", (600000, 600000, 0, 0, 0, 0, 0, 0, 0), (0, 1))
