@@ -25,16 +25,16 @@
 #   journal is stale and ignored, and the first append writes a new one;
 # - each journal record ends with 2 bytes of the Adler-32 of the whole journal up to it, so a
 #   record cut short or damaged is found, with everything after it, and the records before it
-#   still count. One change can take several records (a takeback of a rook-first castling and the
+#   still count. One save can take several records (a takeback of a rook-first castling and the
 #   castling, a move and the clock's numbers): all but its last carry the check's complement, and
-#   a change counts only with its last record, so a change is in or out whole. (littlefs commits
+#   a save counts only with its last record, so a save is in or out whole. (littlefs commits
 #   a file's new data at close, all or nothing, so on the Pico an append is in or out whole
 #   anyway; the checks are for flashes and filesystems that tear.)
 # - power-up (store_read.py) replays the newest complete record that replays, then the journal
 #   records that extend it; a move the flash did not get is read from the pieces (docs/power-up.md).
 #
 # The journal (bytes; every record is its body followed by its 2 check bytes, high byte first:
-# the check, or its complement when the record is not the last of its change):
+# the check, or its complement when the record is not the last of its save):
 #   HEADER (0x82), 1 (its version), the record's seq in 4 bytes, high byte first
 #   a move: 2 bytes, from | to << 6 | promotion << 12 (squares 0..63, the promotion's piece type
 #     or 0): always below 0x8000, so its first byte tells it from the other records
@@ -138,7 +138,7 @@ class GameStore:
         self._opponent = None
         self._control = None  # the clock's control the whole record has (None: no clock)
         self._clock = None  # the clock line last written
-        self._queue = []  # bodies of journal records note() made, not yet written
+        self._queue = []  # the events note() kept, not yet written
         self._base = -1  # the seq of the whole record the flash's game is in
         self._jseq = -1  # the seq of the record the journal on the flash extends (-1: none)
         self._jlen = 0  # its length, and the Adler-32 halves of its bytes
@@ -150,32 +150,40 @@ class GameStore:
     # ------------------------------------------------------------------ saving
 
     def note(self, ev):
-        """A referee event (App passes "move", "undo", "promote", "new" and "end"): what it changed
-        is queued for the journal. A new game or a result is written whole (update() sees it)."""
+        """A referee event (App passes "move", "undo", "promote", "new" and "end"), kept for the
+        next update(): a move, a takeback or a promotion chosen again becomes a journal record
+        then (not here: the event may come in the step of a lift). A new game or a result is
+        written whole (update() sees it)."""
         kind = ev[0]
-        if kind == "undo" or kind == "promote":
-            self._queue.append(bytes((UNDO,)))
-            self._ply -= 1
-            self._last = -1
-        if kind == "move" or kind == "promote":
-            m = ev[1]
-            v = move_from(m) | move_to(m) << 6 | move_promotion(m) << 12
-            self._queue.append(bytes((v >> 8, v & 255)))
-            self._ply += 1
-            self._last = m
-        elif kind == "new":
+        if kind == "new":
             self._game = None
+        elif kind != "end":
+            self._queue.append(ev)
 
     def update(self, game, mode):
-        """Write what changed since the last write: the journal records note() queued (and the
-        clock's numbers), or the whole game when the journal cannot say it. Raises OSError when
-        the flash cannot be written (the next update writes the whole game)."""
+        """Write what changed since the last write: the journal records of the events note() kept
+        (and the clock's numbers), or the whole game when the journal cannot say it. Raises OSError
+        when the flash cannot be written (the next update writes the whole game)."""
+        records = []
+        ply = self._ply
+        last = self._last
+        for ev in self._queue:
+            kind = ev[0]
+            if kind != "move":  # a takeback; a promotion chosen again is a takeback and the move
+                records.append(bytes((UNDO,)))
+                ply -= 1
+                last = -1  # only the ply count is compared then
+            if kind != "undo":
+                m = ev[1]
+                v = move_from(m) | move_to(m) << 6 | move_promotion(m) << 12
+                records.append(bytes((v >> 8, v & 255)))
+                ply += 1
+                last = m
         line = self.clock_line() if self.clock_line is not None else None
         control = line[: line.find(" ")] if line else None
-        last = self._last
         if (
             game is not self._game
-            or self._ply != game.ply()
+            or ply != game.ply()
             or last != -1 and last != game.last_move()
             or mode != self._mode
             or self._result != forced_result(game)
@@ -184,7 +192,6 @@ class GameStore:
         ):
             self.save(game, mode)  # not what the journal can say (or the flash holds no game yet)
             return
-        records = self._queue
         if line and line != self._clock:
             body = bytearray((CLOCK, 0))
             for word in line.split()[1:]:
@@ -205,12 +212,12 @@ class GameStore:
         else:
             a, b, size = self._a, self._b, self._jlen
         out = bytearray()
-        last = len(records) - 1
-        for i in range(last + 1):
+        end = len(records) - 1
+        for i in range(end + 1):
             body = records[i]
             a, b = adler32(body, a, b)
             out.extend(body)
-            c = b if i == last or body[0] == HEADER else b ^ 0xFFFF  # more of this change follows
+            c = b if i == end or body[0] == HEADER else b ^ 0xFFFF  # more of this save follows
             out.append(c >> 8)
             out.append(c & 255)
         if size + len(out) > JOURNAL_MAX:
@@ -231,12 +238,14 @@ class GameStore:
             f.close()  # littlefs commits the file's new bytes here, all or nothing
         self.writes += 1
         self._game = game
+        self._ply = ply
+        self._last = last
         self._jseq = self._base
         self._jlen = size + len(out)
         self._a = a
         self._b = b
         self._clock = line
-        records.clear()
+        self._queue.clear()
 
     def save(self, game, mode):
         """Write the whole game and mode now (store_write.py); raises OSError when the flash cannot

@@ -181,8 +181,8 @@ def _journal(store, seq, game, clock, notes):
     if (data[2] << 24 | data[3] << 16 | data[4] << 8 | data[5]) != seq:
         return 0, clock  # it extends an older record, which the newer one holds whole: stale
     i = 8
-    done = (8, a, b)  # where the last whole change ends, and the Adler-32 halves there
-    change = []  # the records of the change being read: played once its last record is read
+    done = (8, a, b)  # where the last whole save ends, and the Adler-32 halves there
+    change = []  # the records of the save being read: played once its last record is read
     end = len(data)
     why = None
     while i < end:
@@ -201,7 +201,7 @@ def _journal(store, seq, game, clock, notes):
             break
         change.append((i, kind, n))
         i += n + 2
-        if check == b:  # the change's last record: the change is whole
+        if check == b:  # the save's last record: the save is whole
             for at, kind, n in change:
                 why, clock = _play(data, at, kind, n, game, clock)
                 if why:
@@ -212,7 +212,7 @@ def _journal(store, seq, game, clock, notes):
             change = []
             done = (i, a, b)
     if why is None and change:
-        why = "a change cut short (a write the power cut off)"
+        why = "a save cut short (a write the power cut off)"
     if why:
         notes.append("%s: %s at byte %d: the game resumes after ply %d, what follows is ignored" % (name, why, i if not change else change[0][0], game.ply()))
         return None, clock
