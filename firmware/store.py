@@ -13,7 +13,7 @@
 #
 # The whole game (PATH: a text record, store_write.py writes it and says its format) is written again
 # at a new game, a result, a change of mode, opponent or clock control, a game loaded from a PC,
-# and when the journal would pass JOURNAL_MAX bytes (a longer file needs two pages a commit).
+# and when the journal would pass _JOURNAL_MAX bytes (a longer file needs two pages a commit).
 # Between two of them, each move, takeback or promotion chosen again by taps is one record of the
 # journal (note() queues it, update() appends it), and with a clock the clock's numbers follow.
 #
@@ -35,11 +35,11 @@
 #
 # The journal (bytes; every record is its body followed by its 2 check bytes, high byte first:
 # the check, or its complement when the record is not the last of its save):
-#   HEADER (0x82), 1 (its version), the record's seq in 4 bytes, high byte first
+#   _HEADER (0x82), 1 (its version), the record's seq in 4 bytes, high byte first
 #   a move: 2 bytes, from | to << 6 | promotion << 12 (squares 0..63, the promotion's piece type
 #     or 0): always below 0x8000, so its first byte tells it from the other records
-#   UNDO (0x80): the last move taken back (a takeback; a promotion chosen again is UNDO + the move)
-#   CLOCK (0x81), n, then n bytes: the 11 numbers of the clock line (core/clock.py's saved_line
+#   _UNDO (0x80): the last move taken back (a takeback; a promotion chosen again is _UNDO + the move)
+#   _CLOCK (0x81), n, then n bytes: the 11 numbers of the clock line (core/clock.py's saved_line
 #     after its control) as unsigned LEB128
 #
 # This module is the part every board keeps in RAM; the rest loads when needed and goes again:
@@ -61,15 +61,18 @@ from core.position import move_from, move_promotion, move_to
 
 FORMAT = "chessboard-game"  # the first line of a whole record: its name and VERSION (store_write.py)
 VERSION = const(1)
+# Names are few on purpose here: each name a module brings is interned in MicroPython's qstr pool
+# for good (dropping the module keeps it), and the pool grows by doubling, a large block of RAM at
+# once (issue 28). The journal's constants are private for that reason, and store_read.py has its
+# own copies of them.
 _FORCED = (RESIGNATION, AGREEMENT, CLAIMED_DRAW, FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT)
 _ADLER_MOD = const(65521)
-# The journal's records (see above).
-UNDO = const(0x80)
-CLOCK = const(0x81)
-HEADER = const(0x82)
+_UNDO = const(0x80)  # the journal's records (see above)
+_CLOCK = const(0x81)
+_HEADER = const(0x82)
 # Past this many bytes the next change writes the whole game instead: up to here a journal commit
 # is one page of the flash (littlefs adds its tags and a checksum to the file's bytes).
-JOURNAL_MAX = const(224)
+_JOURNAL_MAX = const(224)
 _EEXIST = const(17)
 
 
@@ -94,23 +97,18 @@ def adler32(data, a=1, b=0):
     return a % _ADLER_MOD, b % _ADLER_MOD
 
 
-def _forget(name):
-    """Let the garbage collector take a module used once (imported again if asked)."""
-    sys.modules.pop(name, None)
-
-
 class GameStore:
     """The App's: note(event) for each change of the game, update(game, mode) to write what changed;
     resume() -> (game, mode, notes) or None at power-up. save(game, mode) writes the whole game now;
     load() -> (start_fen, [uci, ...], mode) or None is the saved game as plain data.
 
     fs: the module with rename(), remove() and mkdir() (default `os`) plus, for a fake filesystem,
-    open(path, mode); with the real `os` the built-in open() is used."""
+    open(path, mode); with the real `os` the built-in open() is used. The journal is
+    PATH + ".d/journal"."""
 
     def __init__(self, path, fs=None):
         self.path = path
         self.tmp = path + ".tmp"
-        self.journal = path + ".d/journal"
         if fs is None:
             import os
 
@@ -129,22 +127,17 @@ class GameStore:
         self.writes = 0  # whole records and journal appends written (benchmarks count saves by it)
         self._loaded = None  # (start_fen, ply, position key) of the loaded game, for apply_result()
         # What the flash holds, whole record and journal together, so that update() writes only
-        # what changed. _game None: the next update() writes the whole game.
-        self._game = None
-        self._ply = 0
-        self._last = 0  # its last move; -1 after a takeback (then only the ply count is compared)
-        self._mode = None
-        self._result = None
-        self._opponent = None
-        self._control = None  # the clock's control the whole record has (None: no clock)
-        self._clock = None  # the clock line last written
-        self._queue = []  # the events note() kept, not yet written
+        # what changed: the Game (None: the next update() writes the whole game), its (ply, last
+        # move; -1 after a takeback, then only the ply is compared), (mode, result, opponent,
+        # clock control) and the clock line last written.
+        self._held = None
+        self._moves = (0, 0)
+        self._header = None
+        self._clock = None
+        self._seen = []  # the events note() kept, not yet written
         self._base = -1  # the seq of the whole record the flash's game is in
-        self._jseq = -1  # the seq of the record the journal on the flash extends (-1: none)
-        self._jlen = 0  # its length, and the Adler-32 halves of its bytes
-        self._a = 1
-        self._b = 0
-        self._dir = False  # PATH.d/ is known to exist
+        self._next = None  # where the next append goes: (seq of the record the journal on the flash
+        # extends, its length, the Adler-32 halves of its bytes); None: start a journal
         self._tmp_newer = False  # the game resumed from PATH.tmp: rename it first (store_write.py)
 
     # ------------------------------------------------------------------ saving
@@ -156,21 +149,20 @@ class GameStore:
         written whole (update() sees it)."""
         kind = ev[0]
         if kind == "new":
-            self._game = None
+            self._held = None
         elif kind != "end":
-            self._queue.append(ev)
+            self._seen.append(ev)
 
     def update(self, game, mode):
         """Write what changed since the last write: the journal records of the events note() kept
         (and the clock's numbers), or the whole game when the journal cannot say it. Raises OSError
         when the flash cannot be written (the next update writes the whole game)."""
         records = []
-        ply = self._ply
-        last = self._last
-        for ev in self._queue:
+        ply, last = self._moves
+        for ev in self._seen:
             kind = ev[0]
             if kind != "move":  # a takeback; a promotion chosen again is a takeback and the move
-                records.append(bytes((UNDO,)))
+                records.append(bytes((_UNDO,)))
                 ply -= 1
                 last = -1  # only the ply count is compared then
             if kind != "undo":
@@ -180,20 +172,16 @@ class GameStore:
                 ply += 1
                 last = m
         line = self.clock_line() if self.clock_line is not None else None
-        control = line[: line.find(" ")] if line else None
         if (
-            game is not self._game
+            game is not self._held
             or ply != game.ply()
             or last != -1 and last != game.last_move()
-            or mode != self._mode
-            or self._result != forced_result(game)
-            or self.opponent != self._opponent
-            or control != self._control
+            or self._header != _header(game, mode, self.opponent, line)
         ):
             self.save(game, mode)  # not what the journal can say (or the flash holds no game yet)
             return
         if line and line != self._clock:
-            body = bytearray((CLOCK, 0))
+            body = bytearray((_CLOCK, 0))
             for word in line.split()[1:]:
                 n = int(word)
                 while n > 127:
@@ -204,77 +192,65 @@ class GameStore:
             records.append(body)
         if not records:
             return
-        fresh = self._jseq != self._base  # the journal on the flash extends an older record
-        if fresh:
-            s = self._base
-            records.insert(0, bytes((HEADER, 1, s >> 24, s >> 16 & 255, s >> 8 & 255, s & 255)))
-            a, b, size = 1, 0, 0
+        s = self._base
+        at = self._next
+        if at is None or at[0] != s:  # no journal on the flash, or one extending an older record
+            records.insert(0, bytes((_HEADER, 1, s >> 24, s >> 16 & 255, s >> 8 & 255, s & 255)))
+            size, a, b = 0, 1, 0
         else:
-            a, b, size = self._a, self._b, self._jlen
+            size, a, b = at[1], at[2], at[3]
         out = bytearray()
         end = len(records) - 1
         for i in range(end + 1):
             body = records[i]
             a, b = adler32(body, a, b)
             out.extend(body)
-            c = b if i == end or body[0] == HEADER else b ^ 0xFFFF  # more of this save follows
+            c = b if i == end or body[0] == _HEADER else b ^ 0xFFFF  # more of this save follows
             out.append(c >> 8)
             out.append(c & 255)
-        if size + len(out) > JOURNAL_MAX:
+        if size + len(out) > _JOURNAL_MAX:
             self.save(game, mode)  # a longer journal would cost two pages a commit
             return
-        self._game = None  # until the append is whole: a failed one leaves the journal unusable
-        if fresh and not self._dir:
+        self._held = None  # until the append is whole: a failed one leaves the journal unusable
+        if not size:
             try:
-                self.fs.mkdir(self.journal[: self.journal.rfind("/")])
+                self.fs.mkdir(self.path + ".d")
             except OSError as e:
                 if not e.args or e.args[0] != _EEXIST:
                     raise
-            self._dir = True
-        f = self.open(self.journal, "wb" if fresh else "ab")
+        f = self.open(self.path + ".d/journal", "ab" if size else "wb")
         try:
             f.write(out)
         finally:
             f.close()  # littlefs commits the file's new bytes here, all or nothing
         self.writes += 1
-        self._game = game
-        self._ply = ply
-        self._last = last
-        self._jseq = self._base
-        self._jlen = size + len(out)
-        self._a = a
-        self._b = b
+        self._held = game
+        self._moves = (ply, last)
+        self._next = (s, size + len(out), a, b)
         self._clock = line
-        self._queue.clear()
+        self._seen.clear()
 
     def save(self, game, mode):
         """Write the whole game and mode now (store_write.py); raises OSError when the flash cannot
         be written (full, worn)."""
         self.seq += 1  # before the write: a record cut short never shares its number with the next
-        self._game = None  # until the record is whole: after a failed one the next is whole too
+        self._held = None  # until the record is whole: after a failed one the next is whole too
         line = self.clock_line() if self.clock_line is not None else None
+        header = _header(game, mode, self.opponent, line)
         try:
             from store_write import write
 
-            write(self, game, mode, line, self._tmp_newer)
+            write(self, game, mode, line, header[1], self._tmp_newer)
         finally:
-            _forget("store_write")
+            sys.modules.pop("store_write", None)  # loaded again for the next whole record
         self.writes += 1
         self._tmp_newer = False
         self._base = self.seq
-        self._track(game, mode, line)
-
-    def _track(self, game, mode, line):
-        """The flash now holds `game` whole (the journal after it is stale or empty)."""
-        self._game = game
-        self._ply = game.ply()
-        self._last = game.last_move()
-        self._mode = mode
-        self._result = forced_result(game)
-        self._opponent = self.opponent
-        self._control = line[: line.find(" ")] if line else None
+        self._held = game
+        self._moves = (game.ply(), game.last_move())
+        self._header = header
         self._clock = line
-        self._queue.clear()
+        self._seen.clear()
 
     # ------------------------------------------------------------------ loading
 
@@ -299,25 +275,35 @@ class GameStore:
         self.result = None
         self.opponent = None
         self.clock = None
+        for path in (self.path, self.tmp):
+            try:
+                self.open(path, "rb").close()
+                break  # something to read
+            except OSError as e:
+                if not e.args or e.args[0] != 2:  # ENOENT
+                    break  # the reader says what is wrong with it
+        else:
+            return None  # nothing saved: the reader need not load (a new board)
         try:
             from store_read import read
 
             seq, got = read(self)
         finally:
-            _forget("store_read")  # power-up only: its code need not stay in RAM
+            sys.modules.pop("store_read", None)  # power-up only: its code need not stay in RAM
         if seq > self.seq:
             self.seq = seq  # the next record outnumbers every record on the flash
         if got is None:
             return None
         game, mode, notes, self.result, self.opponent, self.clock, line, self._base, journal, from_tmp = got
         self._loaded = (game.start_fen, game.ply(), game.repetition_key())
-        self._track(game, mode, line)
+        # A journal cut short, or the record still in PATH.tmp: the next change writes the whole game.
+        self._held = None if journal is None or from_tmp else game
+        self._moves = (game.ply(), game.last_move())
+        self._header = _header(game, mode, self.opponent, line)
+        self._clock = line
+        self._seen.clear()
+        self._next = (self._base,) + journal if journal else None
         self._tmp_newer = from_tmp
-        if journal is None or from_tmp:
-            self._game = None  # a journal cut short, or the record still in PATH.tmp: write whole next
-        elif journal:
-            self._jseq = self._base
-            self._jlen, self._a, self._b = journal
         return game, mode, notes
 
     def apply_result(self, game):
@@ -334,9 +320,15 @@ class GameStore:
 
             return apply_result(game, r)
         finally:
-            _forget("store_read")
+            sys.modules.pop("store_read", None)
 
 
-def forced_result(game):
-    """(result, reason) when the game ended in a way its moves cannot show, else None."""
-    return (game.result, game.reason) if game.reason in _FORCED else None
+def _header(game, mode, opponent, line):
+    """What a whole record says besides the moves: (mode, (result, reason) of a result the moves
+    cannot show or None, the engine's side and level, the clock's control or None)."""
+    return (
+        mode,
+        (game.result, game.reason) if game.reason in _FORCED else None,
+        opponent,
+        line[: line.find(" ")] if line else None,
+    )

@@ -23,14 +23,18 @@ from core.game import (
     Game,
 )
 from core.position import BLACK, WHITE, square_name
-from store import CLOCK, FORMAT, HEADER, UNDO, VERSION, StoreError, adler32
+from store import FORMAT, VERSION, StoreError, adler32
 
 MODES = ("strict", "casual")
+# The journal's records: store.py says what they hold (these are its private copies).
+_UNDO = const(0x80)
+_CLOCK = const(0x81)
+_HEADER = const(0x82)
 # A 600-ply game is about 3.7 kB; anything far bigger is not a record this firmware wrote, and
 # reading it whole could exhaust the Pico's heap.
 MAX_BYTES = const(16384)
-# The journal never passes store.JOURNAL_MAX by more than one append: far more is not one of ours.
-MAX_JOURNAL = const(1024)
+# The journal never passes store.py's _JOURNAL_MAX: far more is not one of ours.
+_MAX_JOURNAL = const(1024)
 _ENOENT = const(2)
 # The save counter goes up once a whole record: 2**30 of them is more than a board will ever write,
 # and keeps the counter a small int on the Pico.
@@ -59,7 +63,8 @@ def read(store):
     seq_max = 0
     for path in (store.path, store.tmp):  # .tmp is whole only if a save was cut before its rename
         try:
-            record = _read(store.open, path)
+            data = _read(store, path, MAX_BYTES)
+            record = None if data is None else parse(data, path)
         except StoreError as e:
             if path == store.path:
                 errors.append(str(e))
@@ -86,13 +91,11 @@ def read(store):
                 "%s: the game ended after %d moves (%s); the %d moves recorded after that are ignored"
                 % (path, game.ply(), game.reason, past_end)
             )
-        line = None
         if isinstance(clock, str):  # a clock line that does not read: the game goes on without
             notes.append(clock + ": the game goes on without a clock")
             clock = None
         journal, clock = _journal(store, seq, game, clock, notes)
-        if clock is not None:
-            line = clock[0] + "".join(" %d" % n for n in clock[1] + clock[2])
+        line = " ".join([clock[0]] + [str(n) for n in clock[1] + clock[2]]) if clock else None
         if result is not None and not game.is_over() and not apply_result(game, result):
             notes.append("%s: refused its result %s %s: %s" % (path, result[0], result[1], "no draw can be claimed in this position"))
         return seq_max, (game, mode, notes, result, opponent, clock, line, seq, journal, path == store.tmp)
@@ -116,26 +119,20 @@ def apply_result(game, result):
     return game.is_over()
 
 
-def _open_and_read(open_, path, limit):
-    """The first limit + 1 bytes of a file, None if it does not exist; StoreError if unreadable."""
+def _read(store, path, size):
+    """The first size + 1 bytes of a file, None if it does not exist; StoreError if unreadable."""
     try:
-        f = open_(path, "rb")
+        f = store.open(path, "rb")
     except OSError as e:
         if e.args and e.args[0] == _ENOENT:
             return None
         raise StoreError("%s: cannot be read (%s)" % (path, e))
     try:
-        return f.read(limit + 1)
+        return f.read(size + 1)
     except OSError as e:
         raise StoreError("%s: cannot be read (%s)" % (path, e))
     finally:
         f.close()
-
-
-def _read(open_, path):
-    """(seq, mode, fen, moves, result, opponent, clock) from one file, None if it does not exist."""
-    data = _open_and_read(open_, path, MAX_BYTES)
-    return None if data is None else parse(data, path)
 
 
 def _replay(fen, moves):
@@ -154,29 +151,29 @@ def _replay(fen, moves):
     return game, 0
 
 
-def _journal(store, seq, game, clock, notes):
+def _journal(store, seq, game, clock, out):
     """Play the records of the journal that extends record `seq` on `game` (and its clock), up to
-    the first that is not whole or that the rules refuse. Returns (journal state as read() says,
-    the clock)."""
-    name = store.journal
+    the first that is not whole or that the rules refuse; what a person should be told goes to
+    `out`. Returns (journal state as read() says, the clock)."""
+    name = store.path + ".d/journal"
     try:
-        data = _open_and_read(store.open, name, MAX_JOURNAL)
+        data = _read(store, name, _MAX_JOURNAL)
     except StoreError as e:
-        notes.append(str(e))
+        out.append(str(e))
         return None, clock
     if not data:
         return 0, clock  # no journal yet (or an empty one: its first append was cut off)
-    if len(data) > MAX_JOURNAL:
-        notes.append("%s: over %d bytes, not a journal this firmware wrote: ignored" % (name, MAX_JOURNAL))
+    if len(data) > _MAX_JOURNAL:
+        out.append("%s: over %d bytes, not a journal this firmware wrote: ignored" % (name, _MAX_JOURNAL))
         return None, clock
     a, b = adler32(data[:6])
-    if len(data) < 8 or data[0] != HEADER or data[6] != b >> 8 or data[7] != b & 255:
+    if len(data) < 8 or data[0] != _HEADER or data[6] != b >> 8 or data[7] != b & 255:
         # A header cut short: the first append after a whole record, cut off (its ply is read
         # from the pieces); or not a journal at all.
-        notes.append("%s: no whole header (a write cut off): ignored" % name)
+        out.append("%s: no whole header (a write cut off): ignored" % name)
         return 0, clock
     if data[1] != 1:
-        notes.append("%s: journal format %d, this firmware reads format 1: ignored" % (name, data[1]))
+        out.append("%s: journal format %d, this firmware reads format 1: ignored" % (name, data[1]))
         return 0, clock
     if (data[2] << 24 | data[3] << 16 | data[4] << 8 | data[5]) != seq:
         return 0, clock  # it extends an older record, which the newer one holds whole: stale
@@ -187,9 +184,9 @@ def _journal(store, seq, game, clock, notes):
     why = None
     while i < end:
         kind = data[i]
-        n = 2 if kind < UNDO else 1 if kind == UNDO else 2 + data[i + 1] if kind == CLOCK and i + 1 < end else 0
+        n = 2 if kind < _UNDO else 1 if kind == _UNDO else 2 + data[i + 1] if kind == _CLOCK and i + 1 < end else 0
         if not n:
-            why = "an unknown record (%d)" % kind if kind != CLOCK else "a record cut short (a write the power cut off)"
+            why = "an unknown record (%d)" % kind if kind != _CLOCK else "a record cut short (a write the power cut off)"
             break
         if i + n + 2 > end:
             why = "a record cut short (a write the power cut off)"
@@ -214,14 +211,14 @@ def _journal(store, seq, game, clock, notes):
     if why is None and change:
         why = "a save cut short (a write the power cut off)"
     if why:
-        notes.append("%s: %s at byte %d: the game resumes after ply %d, what follows is ignored" % (name, why, i if not change else change[0][0], game.ply()))
+        out.append("%s: %s at byte %d: the game resumes after ply %d, what follows is ignored" % (name, why, i if not change else change[0][0], game.ply()))
         return None, clock
     return done, clock
 
 
 def _play(data, i, kind, n, game, clock):
     """Play one whole journal record: (None, clock), or (why the rules refuse it, clock)."""
-    if kind < UNDO:
+    if kind < _UNDO:
         v = kind << 8 | data[i + 1]
         promotion = v >> 12
         if promotion and not 2 <= promotion <= 5:
@@ -233,7 +230,7 @@ def _play(data, i, kind, n, game, clock):
             game.push_uci(uci)
         except ValueError as e:
             return "a move the rules refuse (%s)" % e, clock
-    elif kind == UNDO:
+    elif kind == _UNDO:
         if not game.ply():
             return "a takeback with no move to take back", clock
         game.pop()
@@ -251,7 +248,7 @@ def _play(data, i, kind, n, game, clock):
             elif shift > 28:
                 break
         if clock is not None:  # a game whose record has no clock, or none that reads, keeps none
-            got = _parse_clock(clock[0] + "".join(" %d" % v for v in numbers), "clock record")
+            got = _parse_clock(" ".join([clock[0]] + [str(v) for v in numbers]), "clock record")
             if isinstance(got, str) or shift:
                 return "a clock record that does not read", clock
             clock = got

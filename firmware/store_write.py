@@ -46,49 +46,46 @@
 # value as zlib.adler32 on a PC.
 from micropython import const
 
-from store import FORMAT, VERSION, adler32, forced_result
+from store import FORMAT, VERSION, adler32
 
 _MOVES_PER_LINE = const(16)
 
 
-def write(store, game, mode, clock, tmp_first=False):
-    """Write `game` and `mode` whole as record number store.seq, with store.opponent and the clock
-    line `clock` (or None). tmp_first: the record to keep is still in PATH.tmp (the game resumed
-    from it): it goes over PATH first. Raises OSError when the flash cannot be written."""
+def write(store, game, mode, clock, result, first=False):
+    """Write `game` and `mode` whole as record number store.seq, with its `result` ((result, reason)
+    the moves cannot show, or None), store.opponent and the clock line `clock` (or None). first:
+    the record to keep is still in PATH.tmp (the game resumed from it): it goes over PATH first.
+    Raises OSError when the flash cannot be written."""
     fs = store.fs
-    if tmp_first:
-        _replace(fs, store.tmp, store.path)
-    lines = ["%s %d\n" % (FORMAT, VERSION), "seq %d\n" % store.seq, "mode %s\n" % mode]
-    lines.append("start %s\n" % game.start_fen)
-    moves = game.uci_moves()
-    for i in range(0, len(moves), _MOVES_PER_LINE):
-        lines.append("moves %s\n" % " ".join(moves[i : i + _MOVES_PER_LINE]))
-    if forced_result(game):
-        lines.append("result %s %s\n" % (game.result, game.reason))
-    if store.opponent:
-        lines.append("opponent %s\n" % store.opponent)
-    if clock:
-        lines.append("clock %s\n" % clock)
-    f = store.open(store.tmp, "wb")
-    try:
-        a = 1
-        b = 0
-        size = 0
-        for line in lines:
-            data = line.encode()
-            f.write(data)
-            a, b = adler32(data, a, b)
-            size += len(data)
-        f.write(("end %d %04x%04x\n" % (size, b, a)).encode())
-    finally:
-        f.close()  # littlefs commits the file's data here
-    _replace(fs, store.tmp, store.path)
-
-
-def _replace(fs, tmp, path):
-    try:
-        fs.rename(tmp, path)
-    except OSError:
-        # FAT and Windows refuse to rename over an existing file; littlefs and POSIX replace it.
-        fs.remove(path)
-        fs.rename(tmp, path)
+    for whole in (False, True) if first else (True,):
+        if whole:
+            lines = ["%s %d\n" % (FORMAT, VERSION), "seq %d\n" % store.seq, "mode %s\n" % mode]
+            lines.append("start %s\n" % game.start_fen)
+            moves = game.uci_moves()
+            for i in range(0, len(moves), _MOVES_PER_LINE):
+                lines.append("moves %s\n" % " ".join(moves[i : i + _MOVES_PER_LINE]))
+            if result:
+                lines.append("result %s %s\n" % result)
+            if store.opponent:
+                lines.append("opponent %s\n" % store.opponent)
+            if clock:
+                lines.append("clock %s\n" % clock)
+            f = store.open(store.tmp, "wb")
+            try:
+                a = 1
+                b = 0
+                size = 0
+                for line in lines:
+                    data = line.encode()
+                    f.write(data)
+                    a, b = adler32(data, a, b)
+                    size += len(data)
+                f.write(("end %d %04x%04x\n" % (size, b, a)).encode())
+            finally:
+                f.close()  # littlefs commits the file's data here
+        try:
+            fs.rename(store.tmp, store.path)
+        except OSError:
+            # FAT and Windows refuse to rename over an existing file; littlefs and POSIX replace it.
+            fs.remove(store.path)
+            fs.rename(store.tmp, store.path)
