@@ -11,9 +11,9 @@
 # journal has a directory of its own (PATH.d/) so that compaction copies nothing else. How many
 # programs and erases a ply costs: docs/figures.md.
 #
-# The whole game (PATH: a text record, store_write.py writes it and says its format) is written again
-# at a new game, a result, a change of mode, opponent or clock control, a game loaded from a PC,
-# and when the journal would pass _JOURNAL_MAX bytes (a longer file needs two pages a commit).
+# The whole game (PATH: a text record, store_write.py writes it and says its format) is written
+# again at a new game, a result, a change of mode, opponent or clock control, a game loaded from a
+# PC, and when the journal would pass _JOURNAL_MAX bytes (a longer file needs two pages a commit).
 # Between two of them, each move, takeback or promotion chosen again by taps is one record of the
 # journal (note() queues it, update() appends it), and with a clock the clock's numbers follow.
 #
