@@ -41,6 +41,9 @@ def act(store, game, action, mode="strict"):
         m = with_promotion(game.pop(), action[1])
         game.push(m)
         store.note(("promote", m))
+    elif kind == "castle":  # casual: the rook moved first, then the king: the rook's move taken back
+        store.note(("undo", game.pop()))
+        store.note(("move", game.push_uci(action[1])))
     store.update(game, mode)
 
 
@@ -110,8 +113,9 @@ def test_power_cut_at_every_step_of_every_append():
 
 
 def test_takebacks_and_promotions_chosen_again_are_journaled_and_survive_cuts():
-    # From a set-up position: a takeback, a promotion to a queen tapped into a rook, then a queen.
-    actions = [("move", "e1c1"), ("undo",), ("move", "e1c1"), ("move", "e8g8"), ("move", "b7b8q"),
+    # From a set-up position: a rook-first castling (the rook's move taken back and the castling made
+    # in one save), a takeback, a promotion to a queen tapped into a rook, then a queen.
+    actions = [("move", "a1d1"), ("castle", "e1c1"), ("undo",), ("move", "e1c1"), ("move", "e8g8"), ("move", "b7b8q"),
                ("promote", ROOK), ("promote", QUEEN), ("move", "g2g1q"), ("undo",), ("move", "g2g1n")]
     check_every_cut(actions, FEN_2, "casual")
     flash = FakeFlash()
