@@ -253,7 +253,7 @@ class App:
         try:
             self.store.update(ref.game, ref.mode)
         except (OSError, MemoryError) as e:  # the scan loop goes on; the next save writes it whole
-            self.console("could not save the game: %r" % e)
+            self.console("could not save the game: %s" % e)
 
     def shown_frame(self):
         """The frame the LEDs show now: a PC program's (ChessLink's L) while it drives them, else
