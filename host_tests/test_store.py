@@ -203,3 +203,33 @@ def test_parse_reports_unknown_lines_and_modes():
             assert words in str(e), (words, str(e))
         else:
             raise AssertionError(words)
+
+
+def test_a_save_without_memory_leaves_the_scan_loop_running_and_the_next_save_writes_it():
+    # A MemoryError in a feature must not stop the scan loop: here the save (loading store_write.py
+    # on a full heap, say); the next change writes the whole game.
+    class NoRoom(FakeFlash):
+        full = False
+
+        def open(self, path, mode):
+            if self.full and "r" not in mode:
+                raise MemoryError("memory allocation failed")
+            return FakeFlash.open(self, path, mode)
+
+    flash = NoRoom()
+    GameStore("game.sav", flash).save(play([]), "strict")
+    said = []
+    app, vm = board(GameStore("game.sav", flash), START, said.append)
+    app.start(0)
+    t = 0
+    for uci, full in (("e2e4", True), ("e7e5", False)):
+        flash.full = full
+        vm.lift(parse_square(uci[:2]))
+        vm.place(parse_square(uci[2:]))
+        for _ in range(100):
+            t += 5
+            vm.now_ms = t
+            app.step(t)
+    assert app.referee.game.uci_moves() == ["e2e4", "e7e5"]
+    assert "could not save the game: memory allocation failed" in said, said
+    assert GameStore("game.sav", flash).load()[1] == ["e2e4", "e7e5"]
