@@ -6,23 +6,25 @@ from core.debounce import DeferPerSquare
 from core.display import Display
 from core.game import Game
 from core.pipeline import feed_scan
-from core.position import move_promotion
 from core.referee import SETUP, Referee
 from core.signals import FAULT, PRIORITY
 
 # A square that reads occupied where the game has no piece, and has not changed for this long while
 # the board shows the error, is reported as a possible stuck switch (or a stray piece).
 STUCK_MS = 8000
-# When the game is saved. A save of a long game blocks the CPU for a few hundred ms on the Pico
-# (littlefs erases 4 kB flash sectors while no code runs from flash; docs/figures.md has the
-# figure), and a lift and place that both fall inside it are never seen. So a change is saved at the first scan where the board is
-# still: nothing bouncing and no transition for SAVE_QUIET_MS (a piece held in the air that long
-# is put down after the save, and read then). After a promotion the player may tap the new piece to choose another
-# (docs/spec.md section 3), right after the move: the save waits PROMOTION_QUIET_MS of stillness then. A save
-# never waits past the next change of the game: that change saves both at once, so a power cut
-# loses one ply at most.
-SAVE_QUIET_MS = 300
-PROMOTION_QUIET_MS = 2000
+# When the game is saved. Each change of the game (a move, a takeback, a promotion chosen again by
+# a tap) is a journal record, one page programmed on the flash (store.py, docs/figures.md). It is
+# written in the first scan after the change in which no switch changes and no piece is in the air:
+# the board has as many pieces as the game (the kings on the centre squares of a resignation
+# count) or shows the move being made (a capture's victim is off the board). Right after the
+# commit, not after a wait for the board to be still: the ply is on the flash before the next one
+# is made, so a power cut costs at most the one ply the pieces show (docs/power-up.md; the
+# exception, a move the opponent's lift made final, is in docs/saved-game.md), and a promotion is
+# saved as made and again at each tap. Never with a piece in the air: the CPU stalls while the
+# flash programs (and, now and then, erases: littlefs compacting the journal's directory, or the
+# whole game written again at a new game or a long journal), and a lift in that time is seen only
+# after it; a player holding a piece up is about to put it down, and the save waits for that. The
+# scan after the commit, not the commit's own: the move's LEDs come first.
 # After a move the game knows only whether the side to move has a move (core/game.py); the list
 # of legal moves, which the next lift needs, is built ahead in the still scans that follow, this
 # many pieces a scan: about 0.5 ms each on the Pico, where the whole list at once is 15-25 ms, so
@@ -44,7 +46,8 @@ class App:
     matrix.scan() -> bytearray(64) of 0/1; matrix.fault() -> bool (optional); matrix.scan_ranks()
       -> bytearray(8) of rank bytes (optional: the same reading, cheaper for the debouncer).
     leds.show(frame, now_ms).
-    store: save(game, mode) and resume() -> (game, mode, notes) or None (firmware/store.py).
+    store: note(event) and update(game, mode), save(game, mode), resume() -> (game, mode, notes) or
+      None (firmware/store.py).
     console(text): where messages for a person go (the USB serial console on the Pico).
     clock(): microseconds, wrapping at 2**30 (time.ticks_us), for the engine's thinking slices.
 
@@ -97,7 +100,7 @@ class App:
         self._changed_at = [0] * 64  # when each square last changed, for the stuck-switch check
         self._stuck_checked = 0
         self.matrix_fault_seen = False  # the scanner's fault() at the last scan that changed anything
-        self.save_due = False  # the game changed since the last save (see SAVE_QUIET_MS)
+        self.save_due = False  # the game changed since the last save (see "When the game is saved")
         self.steps = 0
         self.now = 0  # the time of the last step: a save records the clock as it stands then
         if store is not None and hasattr(store, "clock_line"):
@@ -164,10 +167,8 @@ class App:
             still = False
             self._dispatch()
         game = ref.game
-        if self.save_due and self.debouncer.unsettled == 0 and (
-            now - ref.last_change >= (PROMOTION_QUIET_MS if move_promotion(game.last_move()) else SAVE_QUIET_MS)
-        ):
-            self.save()  # still long enough for a save (see SAVE_QUIET_MS)
+        if self.save_due and still and (ref.pending_kind is not None or len(ref.emptied) <= len(ref.filled)):
+            self.save()  # no piece in the air (see "When the game is saved")
         elif still and not game.legal_ready:
             game.prepare_legal(LEGAL_PIECES_PER_STEP)
         if n:
@@ -269,22 +270,17 @@ class App:
     def _dispatch(self):
         ref = self.referee
         events = ref.out
-        save = False
         for ev in events:
             if ev[0] in ("read", "choose"):
                 self._say(ev)  # power-up only: for the person, on the console (held until a PC speaks)
                 continue
-            if ev[0] in ("move", "undo", "promote", "new", "end"):
-                save = True
+            if ev[0] in ("move", "undo", "promote", "new", "end") and self.store is not None:
+                self.store.note(ev)
+                self.save_due = True
             for listener in self.listeners:
                 listener(ev)  # the USB link streams errors too: no second copy on the console
         while events:
             events.pop()
-        if save and self.store is not None:
-            if self.save_due:
-                self.save()  # the change before this one is still unsaved: both go now
-            else:
-                self.save_due = True
 
     def _say(self, ev):
         """A power-up event in plain words (core/messages.py, loaded only then); the event's own
@@ -307,8 +303,8 @@ class App:
         self.save_due = False
         ref = self.referee
         try:
-            self.store.save(ref.game, ref.mode)
-        except OSError as e:
+            self.store.update(ref.game, ref.mode)
+        except (OSError, MemoryError) as e:  # the scan loop goes on; the next save writes it whole
             self.console("could not save the game: %s" % e)
 
     def shown_frame(self):

@@ -1,45 +1,51 @@
-# The saved game: one small text record on the Pico's flash, replaced atomically after every move.
+# The saved game on the Pico's flash: the whole game written now and then, and a journal of the
+# changes since, a few bytes a ply (docs/saved-game.md says what each file holds).
 #
-# A power cut at any instant must lose at most the move being saved, and must never leave a file
-# that loads as a different game. So save() never touches the record in place: it writes the whole
-# record to PATH.tmp, closes it, then renames it over PATH.
+# Why a journal. The Pico's flash is littlefs v2 (MicroPython's rp2 port), which copies on write:
+# rewriting the whole game after every move allocated and erased a 4 KB sector for the file's data
+# (and its directory's), and the CPU stalls while the flash erases, so a lift then went unseen for
+# a tenth of a second (docs/figures.md). A file smaller than littlefs's inline limit (512 bytes
+# with the Pico's geometry: a 4 KB block, 1 KB cache) lives inside its directory's metadata log,
+# and writing it again is one commit: a 256-byte page programmed, no erase. The directory erases a
+# block only when its log fills and littlefs compacts it into the other block of its pair; the
+# journal has a directory of its own (PATH.d/) so that compaction copies nothing else. How many
+# programs and erases a ply costs: docs/figures.md.
 #
-# Why that is safe on the Pico: MicroPython's rp2 port mounts its flash as littlefs v2
-# (ports/rp2/modules/_boot.py: vfs.VfsLfs2), and os.rename is lfs_rename (extmod/vfs_lfsx.c),
-# which replaces an existing destination ("If the destination exists, it must match the source in
-# type", lfs.h) as one metadata commit: littlefs is copy-on-write and "if power is lost the
-# filesystem will fall back to the last known good state" (littlefs README). After a cut PATH is
-# therefore the old record or the new one, never a mix. A file's data is committed when it is
-# closed, so .tmp may be missing, empty or partly written; the checksum tells.
+# The whole game (PATH: a text record, store_write.py writes it and says its format) is written
+# again at a new game, a result, a change of mode, opponent or clock control, a game loaded from a
+# PC, and when the journal would pass _JOURNAL_MAX bytes (a longer file needs two pages a commit).
+# Between two of them, each move, takeback or promotion chosen again by taps is one record of the
+# journal (note() queues it, update() appends it), and with a clock the clock's numbers follow.
 #
-# Filesystems that refuse to rename over an existing file (FAT, which a Pico can be built with)
-# get remove + rename; a cut between the two leaves only the complete .tmp, which load() then
-# uses. More generally load() takes whichever of PATH and PATH.tmp is complete and newer (each
-# record carries a save counter), so a cut after .tmp was closed but before the rename loses
-# nothing at all. A record must also replay: its checksum only says the bytes are what was written,
-# not that a well-checksummed but hostile or buggy record makes sense, so resume() replays the newer
-# complete record and falls back to the other when its moves do not replay.
+# A power cut never leaves a file that loads as a different game:
+# - the whole game goes to PATH.tmp, then is renamed over PATH (littlefs's rename replaces a file
+#   in one power-safe metadata commit; store_write.py has the details), and each record carries a
+#   save counter (seq) and ends with its length and Adler-32;
+# - the journal starts with the counter of the record it extends: after a new record the old
+#   journal is stale and ignored, and the first append writes a new one;
+# - each journal record ends with 2 bytes of the Adler-32 of the whole journal up to it, so a
+#   record cut short or damaged is found, with everything after it, and the records before it
+#   still count. One save can take several records (a takeback of a rook-first castling and the
+#   castling, a move and the clock's numbers): all but its last carry the check's complement, and
+#   a save counts only with its last record, so a save is in or out whole. (littlefs commits
+#   a file's new data at close, all or nothing, so on the Pico an append is in or out whole
+#   anyway; the checks are for flashes and filesystems that tear.)
+# - power-up (store_read.py) replays the newest complete record that replays, then the journal
+#   records that extend it; a move the flash did not get is read from the pieces (docs/power-up.md).
 #
-# The record (ASCII, one item per line):
-#   chessboard-game 1                  format name and version
-#   seq 42                             save counter: the newer of two complete records wins
-#   mode strict                        strict | casual
-#   start <FEN>                        the position the game started from
-#   moves e2e4 e7e5 ...                the moves in UCI, 16 per line, as many lines as needed
-#   result 1-0 resignation             only for results the moves cannot show: resignation,
-#                                      agreement, claimed draw (checkmate etc. replay by themselves)
-#   opponent black 3                   only when the board's engine plays: its side and level
-#   clock 5+3 W B PW PB MW MB S R U IW IB   only with a clock (core/clock.py): the control, then each
-#                                      side's ms at the start of its turn, period, moves in it, the
-#                                      side to move (0/1), started (0/1), ms used of this turn, and
-#                                      each side's completed illegal moves. Records without it (older
-#                                      ones among them) are games without a clock; a clock line
-#                                      that does not read is dropped with a note (the game loads).
-#   end <bytes> <adler32>              length and Adler-32 of everything before this line
-# A file cut short has no end line or a wrong length; a flipped bit changes the Adler-32 (a single
-# bit error always changes its low half). Adler-32 is computed here in pure Python with small ints
-# only (each half below 2**26), so it costs no heap ints on the Pico and gives the same value as
-# zlib.adler32 on a PC.
+# The journal (bytes; every record is its body followed by its 2 check bytes, high byte first:
+# the check, or its complement when the record is not the last of its save):
+#   _HEADER (0x82), 1 (its version), the record's seq in 4 bytes, high byte first
+#   a move: 2 bytes, from | to << 6 | promotion << 12 (squares 0..63, the promotion's piece type
+#     or 0): always below 0x8000, so its first byte tells it from the other records
+#   _UNDO (0x80): the last move taken back (a takeback; a promotion chosen again is _UNDO + the move)
+#   _CLOCK (0x81), n, then n bytes: the 11 numbers of the clock line (core/clock.py's saved_line
+#     after its control) as unsigned LEB128
+#
+# This module is the part every board keeps in RAM; the rest loads when needed and goes again:
+# store_read.py at power-up, store_write.py for a whole record.
+import sys
+
 from micropython import const
 
 from core.game import (
@@ -50,34 +56,24 @@ from core.game import (
     ILLEGAL_MOVES,
     ILLEGAL_MOVES_INSUFFICIENT,
     RESIGNATION,
-    Game,
 )
-from core.position import BLACK, WHITE
+from core.position import move_from, move_promotion, move_to
 
-FORMAT = "chessboard-game"
+FORMAT = "chessboard-game"  # the first line of a whole record: its name and VERSION (store_write.py)
 VERSION = const(1)
-MODES = ("strict", "casual")
+# Names are few on purpose here: each name a module brings is interned in MicroPython's qstr pool
+# for good (dropping the module keeps it), and the pool grows by doubling, a large block of RAM at
+# once (issue 28). The journal's constants are private for that reason, and store_read.py has its
+# own copies of them.
 _FORCED = (RESIGNATION, AGREEMENT, CLAIMED_DRAW, FLAG, FLAG_INSUFFICIENT, ILLEGAL_MOVES, ILLEGAL_MOVES_INSUFFICIENT)
-_MOVES_PER_LINE = const(16)
 _ADLER_MOD = const(65521)
-# A 600-ply game is about 3.7 kB; anything far bigger is not a record this firmware wrote, and
-# reading it whole could exhaust the Pico's heap.
-MAX_BYTES = const(16384)
-_ENOENT = const(2)
-# The save counter goes up once a save (a move): 2**30 saves is more than a board will ever make,
-# and keeps the counter a small int on the Pico.
-_MAX_SEQ = const(0x3FFFFFFF)
-# What each result reason may come with: a resignation has a winner, an agreement or claim is a draw.
-_RESULTS = {
-    RESIGNATION: ("1-0", "0-1"),
-    AGREEMENT: ("1/2-1/2",),
-    CLAIMED_DRAW: ("1/2-1/2",),
-    FLAG: ("1-0", "0-1"),
-    FLAG_INSUFFICIENT: ("1/2-1/2",),
-    ILLEGAL_MOVES: ("1-0", "0-1"),
-    ILLEGAL_MOVES_INSUFFICIENT: ("1/2-1/2",),
-}
-_CLOCK_NUMBERS = const(11)
+_UNDO = const(0x80)  # the journal's records (see above)
+_CLOCK = const(0x81)
+_HEADER = const(0x82)
+# Past this many bytes the next change writes the whole game instead: up to here a journal commit
+# is one page of the flash (littlefs adds its tags and a checksum to the file's bytes).
+_JOURNAL_MAX = const(224)
+_EEXIST = const(17)
 
 
 class StoreError(ValueError):
@@ -101,16 +97,14 @@ def adler32(data, a=1, b=0):
     return a % _ADLER_MOD, b % _ADLER_MOD
 
 
-def _hex_sum(a, b):
-    return "%04x%04x" % (b, a)
-
-
 class GameStore:
-    """save(game, mode) after every change; resume() -> (game, mode, notes) or None at power-up;
-    load() -> (start_fen, [uci, ...], mode) or None, the same record as plain data.
+    """The App's: note(event) for each change of the game, update(game, mode) to write what changed;
+    resume() -> (game, mode, notes) or None at power-up. save(game, mode) writes the whole game now;
+    load() -> (start_fen, [uci, ...], mode) or None is the saved game as plain data.
 
-    fs: the module with rename() and remove() (default `os`) plus, for a fake filesystem,
-    open(path, mode); with the real `os` the built-in open() is used."""
+    fs: the module with rename(), remove() and mkdir() (default `os`) plus, for a fake filesystem,
+    open(path, mode); with the real `os` the built-in open() is used. The journal is
+    PATH + ".d/journal"."""
 
     def __init__(self, path, fs=None):
         self.path = path
@@ -118,11 +112,11 @@ class GameStore:
         if fs is None:
             import os
 
-            self._fs = os
-            self._open = open
+            self.fs = os
+            self.open = open
         else:
-            self._fs = fs
-            self._open = fs.open
+            self.fs = fs
+            self.open = fs.open
         self.seq = 0  # counter of the newest record seen or written
         self.result = None  # (result, reason) of a resignation/agreement/claim in the loaded record
         self.opponent = None  # "white 3" / "black 5": the board's engine in this game (engine/opponent.py)
@@ -130,51 +124,139 @@ class GameStore:
         # what the loaded record had: (control, (9 clock numbers), (illegal moves of white, black)).
         self.clock_line = None
         self.clock = None
-        self._loaded = None  # (start_fen, moves) of the loaded record, for apply_result()
+        self.writes = 0  # whole records and journal appends written (benchmarks count saves by it)
+        self._loaded = None  # (start_fen, ply, position key) of the loaded game, for apply_result()
+        # What the flash holds, whole record and journal together, so that update() writes only
+        # what changed: the Game (None: the next update() writes the whole game), its (ply, last
+        # move; -1 after a takeback, then only the ply is compared), (mode, result, opponent,
+        # clock control) and the clock line last written.
+        self._held = None
+        self._moves = (0, 0)
+        self._header = None
+        self._clock = None
+        self._seen = []  # the events note() kept, not yet written
+        self._base = -1  # the seq of the whole record the flash's game is in
+        self._next = None  # where the next append goes: (seq of the record the journal on the flash
+        # extends, its length, the Adler-32 halves of its bytes); None: start a journal
+        self._tmp_newer = False  # the game resumed from PATH.tmp: rename it first (store_write.py)
 
     # ------------------------------------------------------------------ saving
 
-    def save(self, game, mode):
-        """Write the game and mode; raises OSError when the flash cannot be written (full, worn)."""
-        self.seq += 1
-        lines = ["%s %d\n" % (FORMAT, VERSION), "seq %d\n" % self.seq, "mode %s\n" % mode]
-        lines.append("start %s\n" % game.start_fen)
-        moves = game.uci_moves()
-        for i in range(0, len(moves), _MOVES_PER_LINE):
-            lines.append("moves %s\n" % " ".join(moves[i : i + _MOVES_PER_LINE]))
-        if game.reason in _FORCED:
-            lines.append("result %s %s\n" % (game.result, game.reason))
-        if self.opponent:
-            lines.append("opponent %s\n" % self.opponent)
-        clock = self.clock_line() if self.clock_line is not None else None
-        if clock:
-            lines.append("clock %s\n" % clock)
-        f = self._open(self.tmp, "wb")
+    def note(self, ev):
+        """A referee event (App passes "move", "undo", "promote", "new" and "end"), kept for the
+        next update(): a move, a takeback or a promotion chosen again becomes a journal record
+        then (not here: the event may come in the step of a lift). A new game or a result is
+        written whole (update() sees it)."""
+        kind = ev[0]
+        if kind == "new":
+            self._held = None
+        elif kind != "end":
+            self._seen.append(ev)
+
+    def update(self, game, mode):
+        """Write what changed since the last write: the journal records of the events note() kept
+        (and the clock's numbers), or the whole game when the journal cannot say it. Raises OSError
+        when the flash cannot be written (the next update writes the whole game)."""
+        records = []
+        ply, last = self._moves
+        for ev in self._seen:
+            kind = ev[0]
+            if kind != "move":  # a takeback; a promotion chosen again is a takeback and the move
+                records.append(bytes((_UNDO,)))
+                ply -= 1
+                last = -1  # only the ply count is compared then
+            if kind != "undo":
+                m = ev[1]
+                v = move_from(m) | move_to(m) << 6 | move_promotion(m) << 12
+                records.append(bytes((v >> 8, v & 255)))
+                ply += 1
+                last = m
+        line = self.clock_line() if self.clock_line is not None else None
+        if (
+            game is not self._held
+            or ply != game.ply()
+            or last != -1 and last != game.last_move()
+            or self._header != _header(game, mode, self.opponent, line)
+        ):
+            self.save(game, mode)  # not what the journal can say (or the flash holds no game yet)
+            return
+        if line and line != self._clock:
+            body = bytearray((_CLOCK, 0))
+            for word in line.split()[1:]:
+                n = int(word)
+                while n > 127:
+                    body.append(n & 127 | 128)
+                    n >>= 7
+                body.append(n)
+            body[1] = len(body) - 2
+            records.append(body)
+        if not records:
+            return
+        s = self._base
+        at = self._next
+        if at is None or at[0] != s:  # no journal on the flash, or one extending an older record
+            records.insert(0, bytes((_HEADER, 1, s >> 24, s >> 16 & 255, s >> 8 & 255, s & 255)))
+            size, a, b = 0, 1, 0
+        else:
+            size, a, b = at[1], at[2], at[3]
+        out = bytearray()
+        end = len(records) - 1
+        for i in range(end + 1):
+            body = records[i]
+            a, b = adler32(body, a, b)
+            out.extend(body)
+            c = b if i == end or body[0] == _HEADER else b ^ 0xFFFF  # more of this save follows
+            out.append(c >> 8)
+            out.append(c & 255)
+        if size + len(out) > _JOURNAL_MAX:
+            self.save(game, mode)  # a longer journal would cost two pages a commit
+            return
+        self._held = None  # until the append is whole: a failed one leaves the journal unusable
+        if not size:
+            try:
+                self.fs.mkdir(self.path + ".d")
+            except OSError as e:
+                if not e.args or e.args[0] != _EEXIST:
+                    raise
+        f = self.open(self.path + ".d/journal", "ab" if size else "wb")
         try:
-            a = 1
-            b = 0
-            size = 0
-            for line in lines:
-                data = line.encode()
-                f.write(data)
-                a, b = adler32(data, a, b)
-                size += len(data)
-            f.write(("end %d %s\n" % (size, _hex_sum(a, b))).encode())
+            f.write(out)
         finally:
-            f.close()  # littlefs commits the file's data here
-        fs = self._fs
+            f.close()  # littlefs commits the file's new bytes here, all or nothing
+        self.writes += 1
+        self._held = game
+        self._moves = (ply, last)
+        self._next = (s, size + len(out), a, b)
+        self._clock = line
+        self._seen.clear()
+
+    def save(self, game, mode):
+        """Write the whole game and mode now (store_write.py); raises OSError when the flash cannot
+        be written (full, worn)."""
+        self.seq += 1  # before the write: a record cut short never shares its number with the next
+        self._held = None  # until the record is whole: after a failed one the next is whole too
+        line = self.clock_line() if self.clock_line is not None else None
+        header = _header(game, mode, self.opponent, line)
         try:
-            fs.rename(self.tmp, self.path)
-        except OSError:
-            # FAT and Windows refuse to rename over an existing file; littlefs and POSIX replace it.
-            fs.remove(self.path)
-            fs.rename(self.tmp, self.path)
+            from store_write import write
+
+            write(self, game, mode, line, header[1], self._tmp_newer)
+        finally:
+            sys.modules.pop("store_write", None)  # loaded again for the next whole record
+        self.writes += 1
+        self._tmp_newer = False
+        self._base = self.seq
+        self._held = game
+        self._moves = (game.ply(), game.last_move())
+        self._header = header
+        self._clock = line
+        self._seen.clear()
 
     # ------------------------------------------------------------------ loading
 
     def load(self):
         """The saved game as (start_fen, [uci, ...], mode), or None when nothing was saved: the
-        record resume() would resume, with its moves up to the game's end.
+        game resume() would resume.
 
         Raises StoreError with a clear message when no complete record replays; the caller then
         starts a new game."""
@@ -185,57 +267,44 @@ class GameStore:
         return game.start_fen, game.uci_moves(), mode
 
     def resume(self):
-        """The saved game replayed: (game, mode, notes), or None when nothing was saved. notes: what
-        a person should be told (a newer record that did not replay, moves recorded past the end
-        of the game, a refused result). Raises StoreError when no complete record replays."""
+        """The saved game replayed, the journal's changes included: (game, mode, notes), or None
+        when nothing was saved. notes: what a person should be told (a newer record that did not
+        replay, a journal cut short, moves recorded past the end of the game, a refused result).
+        Raises StoreError when no complete record replays."""
         self._loaded = None
         self.result = None
         self.opponent = None
         self.clock = None
-        errors = []
-        records = []
-        for path in (self.path, self.tmp):  # .tmp is complete only if a save was cut before its rename
+        for path in (self.path, self.tmp):
             try:
-                record = self._read(path)
-            except StoreError as e:
-                if path == self.path:
-                    errors.append(str(e))
-                continue  # a .tmp cut short is what a power cut during a save leaves: the record stands
-            if record is not None:
-                if record[0] > self.seq:
-                    self.seq = record[0]  # the next save outnumbers every record on the flash
-                records.append((record, path))
-        # Newest first: a complete .tmp newer than the record is a save cut before its rename.
-        if len(records) == 2 and records[1][0][0] > records[0][0][0]:
-            records.reverse()
-        notes = []
-        for record, path in records:
-            seq, mode, fen, moves, result, opponent, clock = record
-            try:
-                game, past_end = _replay(fen, moves)
-            except ValueError as e:
-                errors.append("%s: does not replay (%s)" % (path, e))
-                continue
-            if errors:
-                notes.append("; ".join(errors) + ": using %s" % path)
-            if past_end:
-                notes.append(
-                    "%s: the game ended after %d moves (%s); the %d moves recorded after that are ignored"
-                    % (path, game.ply(), game.reason, past_end)
-                )
-            if isinstance(clock, str):  # a clock line that does not read: the game goes on without
-                notes.append(clock + ": the game goes on without a clock")
-                clock = None
-            self.result = result
-            self.opponent = opponent
-            self.clock = clock
-            self._loaded = (game.start_fen, game.uci_moves())
-            if result is not None and not game.is_over() and not self.apply_result(game):
-                notes.append("%s: refused its result %s %s: %s" % (path, result[0], result[1], "no draw can be claimed in this position"))
-            return game, mode, notes
-        if errors:
-            raise StoreError("; ".join(errors))
-        return None
+                self.open(path, "rb").close()
+                break  # something to read
+            except OSError as e:
+                if not e.args or e.args[0] != 2:  # ENOENT
+                    break  # the reader says what is wrong with it
+        else:
+            return None  # nothing saved: the reader need not load (a new board)
+        try:
+            from store_read import read
+
+            seq, got = read(self)
+        finally:
+            sys.modules.pop("store_read", None)  # power-up only: its code need not stay in RAM
+        if seq > self.seq:
+            self.seq = seq  # the next record outnumbers every record on the flash
+        if got is None:
+            return None
+        game, mode, notes, self.result, self.opponent, self.clock, line, self._base, journal, from_tmp = got
+        self._loaded = (game.start_fen, game.ply(), game.repetition_key())
+        # A journal cut short, or the record still in PATH.tmp: the next change writes the whole game.
+        self._held = None if journal is None or from_tmp else game
+        self._moves = (game.ply(), game.last_move())
+        self._header = _header(game, mode, self.opponent, line)
+        self._clock = line
+        self._seen.clear()
+        self._next = (self._base,) + journal if journal else None
+        self._tmp_newer = from_tmp
+        return game, mode, notes
 
     def apply_result(self, game):
         """Give `game` the resignation/agreement/claim the loaded record ended with (the moves
@@ -244,153 +313,22 @@ class GameStore:
         r = self.result
         if r is None or self._loaded is None or game.is_over():
             return False
-        fen, moves = self._loaded
-        if game.start_fen != fen or game.uci_moves() != moves:
+        if (game.start_fen, game.ply(), game.repetition_key()) != self._loaded:
             return False
-        result, reason = r
-        if reason == RESIGNATION:
-            game.resign(WHITE if result == "0-1" else BLACK)
-        elif reason == CLAIMED_DRAW:
-            game.claim_draw()
-        elif reason == AGREEMENT:
-            game.agree_draw()
-        else:
-            game.declare(result, reason)  # an arbiter's decision: a flag fall, illegal moves
-        return game.is_over()
+        try:
+            from store_read import apply_result
 
-    def _read(self, path):
-        """(seq, mode, fen, moves, result, opponent, clock) from one file, None if it does not exist."""
-        try:
-            f = self._open(path, "rb")
-        except OSError as e:
-            if e.args and e.args[0] == _ENOENT:
-                return None
-            raise StoreError("%s: cannot be read (%s)" % (path, e))
-        try:
-            data = f.read(MAX_BYTES + 1)
-        except OSError as e:
-            raise StoreError("%s: cannot be read (%s)" % (path, e))
+            return apply_result(game, r)
         finally:
-            f.close()
-        return parse(data, path)
+            sys.modules.pop("store_read", None)
 
 
-def _replay(fen, moves):
-    """(the game the record describes, how many recorded moves came after its end). Raises
-    ValueError (FenError among them) when the start position or a move is refused. Moves after the
-    game ended (checkmate, a fivefold repetition, the 75-move rule...) are not played: no game goes
-    on past its end (FIDE 5, 9.6)."""
-    game = Game(fen)
-    for i in range(len(moves)):
-        if game.is_over():
-            return game, len(moves) - i
-        try:
-            game.push_uci(moves[i])
-        except ValueError as e:
-            raise ValueError("move %d, %s: %s" % (i + 1, moves[i][:8], e))
-    return game, 0
-
-
-def parse(data, name="saved game"):
-    """(seq, mode, fen, moves, result, opponent, clock) from a record's bytes; raises StoreError saying
-    what is wrong. clock: None, (control, 9 clock numbers, 2 illegal-move counts), or the text of
-    what is wrong with the clock line (not fatal: the moves are the game, the clock only its times)."""
-    if not data:
-        raise StoreError("%s: empty file (the save was cut off before anything was written)" % name)
-    if len(data) > MAX_BYTES:
-        raise StoreError("%s: over %d bytes, not a saved game" % (name, MAX_BYTES))
-    # The end line: the last line, complete with its newline.
-    if data[-1:] != b"\n":
-        raise StoreError("%s: truncated (the last line is incomplete)" % name)
-    cut = data.rfind(b"\n", 0, len(data) - 1) + 1  # start of the last line
-    last = data[cut:-1].split()
-    if len(last) != 3 or last[0] != b"end":
-        raise StoreError("%s: truncated (no end line: the save was cut off)" % name)
-    try:
-        size = int(last[1])
-        stored = last[2].decode()
-        int(stored, 16)
-    except (ValueError, UnicodeError):
-        raise StoreError("%s: corrupt end line" % name)
-    if size != cut:
-        raise StoreError("%s: truncated or corrupt (end line says %d bytes, found %d)" % (name, size, cut))
-    a, b = adler32(data[:cut])
-    if _hex_sum(a, b) != stored:
-        raise StoreError(
-            "%s: corrupt (checksum %s, expected %s: the flash changed under the file)" % (name, _hex_sum(a, b), stored)
-        )
-    # The checksum matched, so every byte is what save() wrote: from here on an error means a
-    # record from another firmware version, not damage.
-    try:
-        text = data[:cut].decode()
-    except UnicodeError:
-        raise StoreError("%s: not ASCII text" % name)
-    lines = text.split("\n")
-    head = lines[0].split()
-    if len(head) != 2 or head[0] != FORMAT:
-        raise StoreError("%s: not a saved game (starts with %r)" % (name, lines[0][:40]))
-    if head[1] != str(VERSION):
-        raise StoreError("%s: saved in format %s, this firmware reads format %d" % (name, head[1], VERSION))
-    seq = -1
-    mode = None
-    fen = None
-    moves = []
-    result = None
-    opponent = None
-    clock = None
-    for line in lines[1:]:
-        if not line:
-            continue
-        parts = line.split(" ", 1)
-        key = parts[0]
-        value = parts[1] if len(parts) > 1 else ""
-        if key == "seq":
-            try:
-                seq = int(value) if len(value) < 11 else -1
-            except ValueError:
-                seq = -1
-            if not 0 <= seq <= _MAX_SEQ:
-                raise StoreError("%s: bad save counter %r" % (name, value[:40]))
-        elif key == "mode":
-            if value not in MODES:
-                raise StoreError("%s: unknown mode %r" % (name, value[:40]))
-            mode = value
-        elif key == "start":
-            fen = value
-        elif key == "moves":
-            moves.extend(value.split())
-        elif key == "result":
-            words = value.split()
-            if len(words) != 2 or words[1] not in _RESULTS or words[0] not in _RESULTS[words[1]]:
-                raise StoreError("%s: bad result line %r" % (name, value[:40]))
-            result = (words[0], words[1])
-        elif key == "opponent":
-            words = value.split()
-            if len(words) != 2 or words[0] not in ("white", "black") or words[1] not in "12345678" or len(words[1]) != 1:
-                raise StoreError("%s: bad opponent line %r" % (name, value[:40]))
-            opponent = value
-        elif key == "clock":
-            clock = _parse_clock(value, name)
-        else:
-            raise StoreError("%s: unknown line %r" % (name, line[:40]))
-    if seq < 0 or mode is None or fen is None:
-        raise StoreError("%s: incomplete record (seq, mode or start missing)" % name)
-    return seq, mode, fen, moves, result, opponent, clock
-
-
-def _parse_clock(value, name):
-    """(control, 9 clock numbers, 2 illegal-move counts), or the text saying the line is bad."""
-    words = value.split()
-    bad = "%s: bad clock line %r" % (name, value[:60])
-    if len(words) != 1 + _CLOCK_NUMBERS:
-        return bad
-    from core.clock import Clock, parse_control
-
-    try:
-        numbers = tuple(int(w) if len(w) < 10 else -1 for w in words[1:])
-        Clock(parse_control(words[0])).restore(numbers[:9])  # checks the numbers fit the control
-    except ValueError:
-        return bad
-    if not (0 <= numbers[9] <= 2 and 0 <= numbers[10] <= 2):
-        return bad
-    return words[0], numbers[:9], numbers[9:]
+def _header(game, mode, opponent, line):
+    """What a whole record says besides the moves: (mode, (result, reason) of a result the moves
+    cannot show or None, the engine's side and level, the clock's control or None)."""
+    return (
+        mode,
+        (game.result, game.reason) if game.reason in _FORCED else None,
+        opponent,
+        line[: line.find(" ")] if line else None,
+    )

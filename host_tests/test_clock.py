@@ -391,7 +391,7 @@ def test_a_flag_fall_is_saved_as_the_result():
 
 
 def test_a_bad_clock_line_in_a_save_loses_only_the_clock():
-    from store import parse
+    from store_read import parse
     from test_store_portable import record
 
     for line in ("clock 5+3 1 2 3\n", "clock 5+ 1 1 0 0 0 0 0 0 0 0 0\n", "clock 5+3 1 1 7 0 0 0 0 0 0 0 0\n"):

@@ -226,32 +226,59 @@ def quick_hands(fen, plies=6, place_after=150, lift_after=230):
     return "\n".join(lines + expect) + "\n", board.fen()
 
 
-def test_quick_moves_while_the_board_saves_a_long_game(board, tmp_path):
-    # The saves of a long game stop the CPU for tens of ms (littlefs erases a 4 kB sector, 45 ms,
-    # while no code can run from the flash). app.py saves when the board is still, but a commit
-    # saves at once when the change before it is still unsaved: the next player's hand may then
-    # move while the board saves. What the switches say when the save ends must still be read.
+def long_game_with_a_full_journal():
+    """The files of a 100-ply game saved as the firmware saves it: the whole game at 46 plies, the
+    54 plies after it in the journal, which is then full (store.py's _JOURNAL_MAX, 224 bytes): the
+    next move writes the whole game again, the long save (erases) of issue 32."""
+    from core.game import Game
+    from hardware.fake import RamFiles
     from store import GameStore
 
     game = long_game()
-    store = GameStore(str(tmp_path / "game.sav"))
-    store.save(game, "casual")
-    record = (tmp_path / "game.sav").read_bytes()
+    files = RamFiles()
+    store = GameStore("game.sav", files)
+    played = Game()
+    moves = game.moves
+    for m in moves[:46]:
+        played.push(m)
+    store.save(played, "casual")
+    for m in moves[46:]:
+        played.push(m)
+        store.note(("move", m))
+        store.update(played, "casual")
+    assert store.seq == 1 and len(files.files["game.sav.d/journal"]) == 224
+    return game, {"game.sav": files.files["game.sav"], "game.sav.d/journal": files.files["game.sav.d/journal"]}
+
+
+def test_quick_moves_while_the_board_saves_a_long_game(board, tmp_path):
+    # A move's save is a journal append, a page programmed; the whole game is written again when
+    # the journal is full, and that save stops the CPU for tens of ms (littlefs erases a 4 kB
+    # sector, 45 ms, while no code can run from the flash). It comes in the scan after the commit,
+    # and the next player's hand may move while it lasts: what the switches say when the save
+    # ends must still be read. The flash starts with the journal full, so the first move's save
+    # is that long one; the board is booted from it again for each part of the test.
+    game, files = long_game_with_a_full_journal()
     chip = board.chip
     fen = game.fen()
-    board.closed = emu_board.occupancy(fen)
-    board.boot(fs=emu_chip.firmware_image(extra={"game.sav": record}, out=str(tmp_path / "long.bin"), prepare=False))
-    said = [t for _, t in chip.lines]
-    assert "msg resuming the saved game after 100 moves" in said, said
-    # First at an easy pace, to find when a save comes after a put-down and how long it lasts;
-    # then with each lift timed into the middle of that save.
-    text, fen = quick_hands(fen, plies=2, lift_after=400)
+    image = emu_chip.firmware_image(extra=files, out=str(tmp_path / "long.bin"), prepare=False)
+
+    def boot():
+        board.closed = emu_board.occupancy(fen)
+        board.boot(fs=image)
+        said = [t for _, t in chip.lines]
+        assert "msg resuming the saved game after 100 moves" in said, said
+
+    # First at an easy pace, to find when the long save comes after a put-down and how long it
+    # lasts; then, from the same flash, with the next lift timed into the middle of that save.
+    boot()
+    text, _ = quick_hands(fen, plies=2, lift_after=400)
     played = board.play(text, new_game=False)
     assert played.lines == emu_board.expected(text), played.console
     places = [t - 1000 for t, occupied, sq in emu_board.transcript.parse(text)[2] if occupied]
     after = sorted((s - max(p for p in places if p <= s), ms) for s, ms in played.saves if ms >= 20)
     assert after, "no save of the long game took the flash 20 ms or more: %s" % played.saves
     delay, lasts = after[0]
+    boot()
     text, final = quick_hands(fen, plies=4, lift_after=int(delay + lasts / 2))
     played = board.play(text, new_game=False)
     assert played.lines == emu_board.expected(text), played.console

@@ -14,12 +14,12 @@ Usage: python tools/flash.py [--prepare-only] [--port PORT] [--force]
    whatever the manifest says; --force copies everything. Then it deletes any X.py on the board
    that would shadow a copied X.mpy (MicroPython imports X.py before X.mpy), and resets the
    board so main.py starts.
-board.json (the builder's settings) and game.sav (the game in progress) are never touched.
 A Pico W takes the same files (the .mpy bytecode does not depend on the board); after the copy the
 board says which MicroPython build it runs and whether it has Bluetooth LE (RPI_PICO_W's build).
-board.json (the builder's settings), game.sav (the game in progress) and online.secret (the Wi-Fi
-password and Lichess token, firmware/online/secrets.py) are never touched: not copied, not read,
-not deleted. Data files the firmware reads (DATA_FILES: Lichess's certificate roots) go as they are.
+board.json (the builder's settings), game.sav and game.sav.d/ (the game in progress and its
+journal, docs/saved-game.md) and online.secret (the Wi-Fi password and Lichess token,
+firmware/online/secrets.py) are never touched: not copied, not read, not deleted. Data files the
+firmware reads (DATA_FILES: Lichess's certificate roots) go as they are.
 Exit status 0 on success, 1 when compiling fails, 2 when no Pico is found or mpremote fails.
 """
 

@@ -507,7 +507,7 @@ def saved_line(ref, now):
 
 def resume_saved(ref, saved, now):
     """Give the referee the clock of a resumed game, (control, 9 clock numbers, illegal-move counts)
-    as firmware/store.py read it, paused (docs/clock.md); returns what to tell the players."""
+    as firmware/store_read.py read it, paused (docs/clock.md); returns what to tell the players."""
     control, numbers, illegal = saved
     try:
         make(control).restore(numbers)  # first: a clock that does not read leaves the board's as it was

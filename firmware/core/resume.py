@@ -1,8 +1,8 @@
 # Power-up: which move, if any, the pieces made that the saved game does not have (docs/power-up.md).
 #
-# The game is saved a few hundred ms after each move, once the board is still (app.py:
-# SAVE_QUIET_MS), so a power cut in that window leaves the pieces one ply ahead of the saved game;
-# so does a move made while the board was switched off. The pieces are what the players see: the
+# The game is saved in the scan after each move, once no piece is in the air (app.py), so a power
+# cut before or during that save leaves the pieces one ply ahead of the saved game; so does a move
+# made while the board was switched off. The pieces are what the players see: the
 # referee (Referee.resume_game) asks this module which legal moves of the saved position leave
 # exactly the squares the switches read occupied, and reads the move from the board when they
 # explain it, instead of asking for it to be undone.

@@ -469,18 +469,19 @@ class FakePico:
 
 class RamFiles:
     """The saved game's filesystem in RAM (store.GameStore's fs), for benches and fuzzers: the CPU
-    cost of a save without the flash's. A file written appears when it is closed, as littlefs
-    commits a file's data at close."""
+    cost of a save without the flash's. What a file is written with ("wb", or "ab" to append)
+    appears when it is closed, as littlefs commits a file's data at close."""
 
     def __init__(self):
         self.files = {}
+        self.dirs = set()
 
     def open(self, path, mode):
         if "r" in mode:
             if path not in self.files:
                 raise OSError(2, "ENOENT")
             return _RamFile(self, path, self.files[path])
-        return _RamFile(self, path)
+        return _RamFile(self, path, None, self.files.get(path, b"") if "a" in mode else b"")
 
     def rename(self, old, new):
         self.files[new] = self.files.pop(old)
@@ -488,13 +489,18 @@ class RamFiles:
     def remove(self, path):
         del self.files[path]
 
+    def mkdir(self, path):
+        if path in self.dirs:
+            raise OSError(17, "EEXIST")
+        self.dirs.add(path)
+
 
 class _RamFile:
-    def __init__(self, fs, path, data=None):
+    def __init__(self, fs, path, data=None, before=b""):
         self._fs = fs
         self._path = path
         self._data = data
-        self._parts = []
+        self._parts = [before]
 
     def write(self, b):
         self._parts.append(bytes(b))

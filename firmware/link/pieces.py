@@ -11,7 +11,6 @@
 # the board names its best guess.
 from micropython import const
 
-from app import PROMOTION_QUIET_MS
 from core.position import BLACK, PAWN, STARTING_FEN, move_promotion, move_to
 from core.referee import PLAY
 
@@ -40,9 +39,9 @@ def _start_pieces():
 
 _START = _start_pieces()
 
-# How long a promoted piece stands untouched before its choice counts as made (taps come quicker):
-# the stillness the App waits for before it saves a promotion, for the same reason.
-PROMOTION_CHOICE_MS = PROMOTION_QUIET_MS
+# How long a promoted piece stands untouched before its choice counts as made: taps come quicker
+# (docs/spec.md section 3, a tap is a lift and a put-back of the new piece).
+PROMOTION_CHOICE_MS = const(2000)
 
 
 class Pieces:

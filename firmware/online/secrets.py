@@ -5,9 +5,10 @@
 # put the token in the Authorization header of requests to Lichess.
 #
 # The file: one "key value" a line (ssid, password, token); a value is the rest of its line.
-# Written whole to PATH.tmp then renamed over PATH, as the saved game is (store.py), so a power
-# cut leaves the old secrets or the new ones. A board's flash is not encrypted: whoever holds the
-# board can read the file with a debugger; a token with only the board:play scope limits the harm.
+# Written whole to PATH.tmp then renamed over PATH, as the saved game's whole record is
+# (store_write.py), so a power cut leaves the old secrets or the new ones. A board's flash is not
+# encrypted: whoever holds the board can read the file with a debugger; a token with only the
+# board:play scope limits the harm.
 import os
 
 from online import SECRETS_PATH

@@ -90,7 +90,8 @@ def record_input(rng):
 def fuzz_records(n, seed=1):
     """Records as game.sav, and as game.sav.tmp beside a good game.sav: resume() gives a game or a
     StoreError, never anything else, and never loses the good record to a bad .tmp."""
-    from store import GameStore, StoreError, parse
+    from store import GameStore, StoreError
+    from store_read import parse
 
     from test_store_portable import FakeFlash, play
 

@@ -214,18 +214,31 @@ def test_a_board_switched_off_between_moves():
 
 
 def test_a_power_cut_before_the_save():
-    # The move is committed (200 ms) but the power goes before the board is still for the 300 ms
-    # of its save: the flash still holds the game without it.
+    # The move is committed (200 ms still) and the power goes in that very scan, before the scan
+    # after it saves the move (app.py): the flash still holds the game without it.
     b = PoweredBoard()
     b.power_up()
     b.vm.lift(parse_square("g1"))
     b.run(100)
     b.vm.place(parse_square("f3"))
-    b.run(300)
-    assert b.moves() == ["g1f3"] and b.saved_moves() == []
+    while b.moves() != ["g1f3"]:
+        b.run(5)
+    assert b.saved_moves() == []
     b.power_up()
     b.run(1000)
     assert "read the last move, Nf3, from the board" in b.said, b.said
+    assert b.saved_moves() == ["g1f3"]
+
+
+def test_the_scan_after_the_commit_saves_it():
+    b = PoweredBoard()
+    b.power_up()
+    b.vm.lift(parse_square("g1"))
+    b.run(100)
+    b.vm.place(parse_square("f3"))
+    while b.moves() != ["g1f3"]:
+        b.run(5)
+    b.run(5)
     assert b.saved_moves() == ["g1f3"]
 
 

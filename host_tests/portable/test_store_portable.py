@@ -8,7 +8,8 @@
 # cut in the middle leaves half its bytes - worse than littlefs, which shows a file's data only
 # after close() - so what survives this survives the Pico.
 from core.game import Game
-from store import GameStore, StoreError, adler32, parse
+from store import GameStore, StoreError, adler32
+from store_read import parse
 
 PATH = "game.sav"
 
@@ -69,6 +70,7 @@ class FakeFlash:
 
     def __init__(self, fat=False):
         self.files = {}
+        self.dirs = set()
         self.fat = fat
         self.ops = 0
         self.cut_at = None  # the operation number (1 = the next one) that loses power
@@ -90,8 +92,15 @@ class FakeFlash:
             if path not in self.files:
                 raise OSError(2, "ENOENT")
             return _Reader(self.files[path])
-        self.files[path] = b""
+        if "a" not in mode or path not in self.files:
+            self.files[path] = b""
         return _Writer(self, path)
+
+    def mkdir(self, path):
+        self.step("mkdir")
+        if path in self.dirs:
+            raise OSError(17, "EEXIST")
+        self.dirs.add(path)
 
     def rename(self, old, new):
         self.step("rename")

@@ -89,7 +89,7 @@ lift_latency = []
 commit_step = []
 nxt = 0
 writes = app.leds.writes
-seq = board.store.seq if board.store else 0
+saves = board.store.writes if board.store else 0  # whole records and journal appends (store.py)
 save_step = []
 plies = len(app.referee.game.moves)
 print("GO")
@@ -109,8 +109,8 @@ while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
     if len(app.referee.game.moves) != plies:
         plies = len(app.referee.game.moves)
         commit_step.append(dt)
-    if board.store and board.store.seq != seq:
-        seq = board.store.seq
+    if board.store and board.store.writes != saves:
+        saves = board.store.writes
         save_step.append(dt)
     writes = app.leds.writes
     # The schedule of main.py's scan_task: each scan due 5 ms after the last, whatever the step took.
@@ -131,7 +131,7 @@ m, note = spread(commit_step, 1000)
 emit("place_to_commit_step", m, "ms", "the step that commits a move (status and frame; the save comes later): %%s" %% note)
 if save_step:
     m, note = spread(save_step, 1000)
-    emit("save_step", m, "ms", "the later step that saves the game once the board is still: %%s" %% note)
+    emit("save_step", m, "ms", "the step after the commit that saves the game (a journal append, or the whole game): %%s" %% note)
 g = Game()
 seed = 7
 while len(g.moves) < 100:

@@ -119,7 +119,7 @@ class BoardSim:
 
     def power_cycle(self):
         """The power goes and comes back: the pieces stay where they stand, the board starts again
-        from its saved game (saved once the board is still after a move, app.py), as a Pico does;
+        from its saved game (saved in the scan after each move, app.py), as a Pico does;
         a move the save did not reach is read from the pieces (docs/power-up.md)."""
         if self.store is None:
             raise ValueError("this board has no flash to keep its game: BoardSim(flash=True)")
