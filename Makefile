@@ -6,6 +6,7 @@
 #   make test-cpython       pytest on CPython (host_tests/, including host_tests/portable/)
 #   make test-micropython   the portable tests on the MicroPython unix port, heap capped like the Pico's
 #   make test-wasm          the portable tests on MicroPython's 32-bit WebAssembly build (node)
+#   make test-memory        every configuration's memory budget on a model of each chip (tools/memory/, docs/memory.md)
 #   make test-browser       the browser simulator in headless Chromium: a scripted game played with the mouse
 #   make test-pico          the firmware of `make flash` on an emulated Pico (rp2040js + the official rp2 build,
 #                           which the user provides: PICO_UF2, PICO_BOOTROM; skipped, saying so, without them)
@@ -43,10 +44,10 @@ PORTABLE_DATA := build/oracle/games.txt build/transcripts/.recorded
 PY_STAMP := $(VENV)/.requirements-dev.stamp
 NODE_STAMP := node_modules/.package-lock.stamp
 
-.PHONY: test test-mpy test-cpython test-micropython test-wasm setup bench clean distclean
+.PHONY: test test-mpy test-cpython test-micropython test-wasm test-memory setup bench clean distclean
 
 # test-mpy first: it is the quickest to fail, and a file the Pico cannot compile fails everything else too.
-test: test-mpy test-cpython test-micropython test-wasm test-pico test-browser
+test: test-mpy test-cpython test-memory test-micropython test-wasm test-pico test-browser
 
 setup: $(PY_STAMP) $(NODE_STAMP) $(PORTABLE_DATA)
 
@@ -101,6 +102,12 @@ test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
 	wait $$alone; first=$$?; cat $$log; \
 	if [ $$rest -ne 0 ] || [ $$first -ne 0 ]; then echo "test-wasm: failed (see above)"; exit 1; fi; \
 	echo "test-wasm: all portable test modules passed"
+
+# The chips' memory (docs/memory.md): each configuration on a model of each chip against its budget,
+# and docs/figures.md's table checked against the run (MEMORY_ARGS="--write-figures" rewrites it).
+MEMORY_ARGS ?=
+test-memory: $(PY_STAMP) $(NODE_STAMP)
+	$(VENV_BIN)/python tools/memory/report.py --check-figures $(MEMORY_ARGS)
 
 bench: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV_BIN)/python tools/bench/bench.py

@@ -6,7 +6,7 @@ firmware and load the engine, and the difference at each point is what the model
 Prints the chip's bytes in use (gc.mem_alloc() after a collection) and run-time qstrs at the REPL,
 once the board is ready (wiring.boot(), as main.py runs it, without the network) and once the engine
 is loaded (`engine black 2` on the USB link), the model's at the same points, and the values of
-tools/memory/chips.py's CHIP_BARE, QSTR_SHIFT and STANDINS that make them agree. Copy them there,
+tools/memory/chips.py's CHIP_BARE, QSTR_BARE, QSTR_RATIO and STANDINS that make them agree. Copy them there,
 with the date. Without the chip's two files it says so and exits 3.
 """
 import os
@@ -74,11 +74,14 @@ def model_points():
     saved = dict(chips.STANDINS)
     chips.STANDINS.update({"boot_native": 0, "engine_native": 0})
     try:
-        steps, end = report.run_model("pico", "calibration", {"level": 2}, ("engine_loaded",))
+        steps, end = report.run_model("pico", "calibration", {"level": 2}, ("harness_only",))
+        harness = next(s for s in steps if s["label"] == "harness")
+        extra = harness["alloc"] - end.get("initial", 0)
+        steps, end = report.run_model("pico", "calibration", {"level": 2}, ("engine_loaded",), extra)
     finally:
         chips.STANDINS.update(saved)
-    if end.get("error"):
-        raise SystemExit("calibrate: the model failed: %s" % end["error"])
+    if end.get("error") or "not enough memory" in end.get("console", ""):
+        raise SystemExit("calibrate: the model failed: %s" % (end.get("error") or end["console"]))
     harness = next(s for s in steps if s["label"] == "harness")
     figures = {f[0]: f for f in report.chip_figures("pico", steps, end)}
     raw = {s["label"]: s for s in steps}
@@ -95,16 +98,20 @@ def main():
     for name in ("ready", "engine"):
         print("chip:  %-6s %7d B, %d run-time qstrs" % (name, chip[name]["alloc"], chip[name]["qstrs"]))
         print("model: %-6s %7d B, %d firmware qstrs (no native stand-ins)" % (name, model[name]["used"], model[name]["qstrs"]))
-    shift = chip["ready"]["qstrs"] - chip["bare"]["qstrs"] - model["ready"]["qstrs"]
+    firmware_q = chip["ready"]["qstrs"] - chip["bare"]["qstrs"]
+    ratio = firmware_q / model["ready"]["qstrs"]
     boot_native = chip["ready"]["alloc"] - model["ready"]["used"]
     engine_native = (chip["engine"]["alloc"] - chip["ready"]["alloc"]) - (model["engine"]["used"] - model["ready"]["used"])
+    predicted = chips.QSTR_BARE + int(model["engine"]["qstrs"] * ratio)
     print("CHIP_BARE = %d" % chip["bare"]["alloc"])
-    print("QSTR_SHIFT = %d   (set before the stand-ins: it moves the model's figures)" % shift)
+    print("QSTR_BARE = %d" % chip["bare"]["qstrs"])
+    print("QSTR_RATIO = %d / %d   (the engine's point: %d qstrs predicted, %d on the chip)" % (
+        firmware_q, model["ready"]["qstrs"], predicted, chip["engine"]["qstrs"]))
     print('STANDINS["boot_native"] = %d' % boot_native)
     print('STANDINS["engine_native"] = %d' % engine_native)
-    if shift != chips.QSTR_SHIFT or chip["bare"]["alloc"] != chips.CHIP_BARE:
-        print("calibrate: QSTR_SHIFT or CHIP_BARE differ from chips.py: set them, then run this again")
-
+    if (firmware_q, model["ready"]["qstrs"]) != (round(chips.QSTR_RATIO * model["ready"]["qstrs"]), model["ready"]["qstrs"]) \
+            or chip["bare"]["alloc"] != chips.CHIP_BARE or chip["bare"]["qstrs"] != chips.QSTR_BARE:
+        print("calibrate: CHIP_BARE, QSTR_BARE or QSTR_RATIO differ from chips.py: set them, then run this again")
 
 if __name__ == "__main__":
     main()

@@ -25,11 +25,12 @@ NAMES = {"pico": "Pico", "pico_w": "Pico W", "pico2_w": "Pico 2 W"}
 # At the REPL, before anything is imported: the chip's runtime holds 4,768 B (sys, the REPL's
 # objects), the WebAssembly build 752 B.
 CHIP_BARE = 4768
-# The firmware's own names the chip interns at run time and the model's build has in its ROM (the
-# WebAssembly build's ROM names more: its qstr count for the same modules is lower). At the board's
-# start-up the chip held 990 run-time qstrs (8 of them at the bare REPL) where the model held 786
-# for the firmware.
-QSTR_SHIFT = 196
+# The firmware's own names the chip interns at run time where the model's build has more of them in
+# its ROM (the WebAssembly build's ROM names more): for the same modules the chip holds about a fifth
+# more run-time qstrs. At the board's start-up (2026-12-03) the chip held 933 beyond its bare REPL's 8
+# where the model held 780 for the firmware.
+QSTR_BARE = 8
+QSTR_RATIO = 933 / 780
 # The RP2040 keeps a qstr pool entry in 6 bytes (pointer, 1-byte hash, length: MICROPY_QSTR_BYTES_IN_HASH
 # is 1 on rp2); the pools grow by doubling from the frozen pool's allocation of 10 (20, 40, 80, ...).
 QSTR_ENTRY = 6
@@ -44,8 +45,8 @@ QSTR_FIRST_POOL = 20
 # Calibrated by tools/memory/calibrate.py on 2026-12-03 (the firmware of that day's commit).
 STANDINS = {
     "runtime": CHIP_BARE - 752,
-    "boot_native": 8896,
-    "engine_native": 25472,
+    "boot_native": 4256,
+    "engine_native": 31856,
 }
 
 

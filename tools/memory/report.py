@@ -51,9 +51,11 @@ def _configs():
         ("USB: a CPP app, then a ChessLink app", ALL, {}, ("usb_cpp", "usb_chesslink")),
     ]
     for level in range(1, 9):
-        out.append(("engine, level %d" % level, ALL, {"level": level}, ("engine",)))
+        # Its arrays are made alike at every level; what a level changes is how long it thinks
+        # (its stack goes deeper): one reply each, and a longer game at level 3 below.
+        out.append(("engine, level %d" % level, ALL, {"level": level}, ("engine_reply",)))
     out += [
-        ("engine with the clock", ALL, {"clock": "15+10", "level": 3}, ("engine",)),
+        ("engine with the clock, a game", ALL, {"clock": "15+10", "level": 3}, ("engine",)),
         ("BLE: a CPP app, then a ChessLink app", ("pico_w", "pico2_w"), {"ble": "both", "status_led_pin": "LED"},
          ("ble_cpp", "ble_chesslink")),
         ("BLE with the engine and the clock", ("pico_w", "pico2_w"),
@@ -110,15 +112,11 @@ def chip_figures(chip, steps, end):
         return []
     own = harness["alloc"] - end.get("initial", 0)  # the harness's bytes: not the chip's
     out = []
-    firmware_q = None
     for s in steps:
         if s["label"] == "harness":
             continue
         dq = max(0, s["qstrs"] - harness["qstrs"])
-        if firmware_q is None and s["label"] == "ready":
-            firmware_q = dq
-        share = min(1.0, dq / firmware_q) if firmware_q else 0.0
-        n_chip = 7 + dq + int(chips.QSTR_SHIFT * share)
+        n_chip = chips.QSTR_BARE + int(dq * chips.QSTR_RATIO)
         pools = chips.qstr_pool_bytes(n_chip) - (s["qstr_pools"] - harness["qstr_pools"])
         used = s["alloc"] - own + pools
         free = pool - used
@@ -126,13 +124,23 @@ def chip_figures(chip, steps, end):
     return out
 
 
+_HARNESS = {}
+
+
+def harness_bytes(chip, settings):
+    """What the harness itself holds (its code, its fakes; a fake radio when BLE is on), from a run
+    that stops there: the model is given that much more heap, so the firmware has the chip's room."""
+    key = (chip, settings.get("ble", "off") != "off")
+    if key not in _HARNESS:
+        steps, end = run_model(chip, "harness", settings, ("harness_only",))
+        harness = next((s for s in steps if s["label"] == "harness"), None)
+        _HARNESS[key] = harness["alloc"] - end.get("initial", 0) if harness else 0
+    return _HARNESS[key]
+
+
 def evaluate(chip, config):
     name, _chips, settings, features = config
-    # A first run finds the harness's own bytes; the second gives the model that much more heap,
-    # so the firmware has the chip's room.
-    steps, end = run_model(chip, name, settings, ("harness_only",))
-    harness = next((s for s in steps if s["label"] == "harness"), None)
-    extra = harness["alloc"] - end.get("initial", 0) if harness else 0
+    extra = harness_bytes(chip, settings)
     steps, end = run_model(chip, name, settings, features, extra)
     figures = chip_figures(chip, steps, end)
     result = {"config": name, "chip": chip, "steps": figures, "error": end.get("error"), "grew": end.get("grew"),
@@ -166,7 +174,7 @@ def problems(chip, result):
     label, _used, _free, block = result["worst_block"]
     if block < FLOOR_BLOCK:
         out.append("largest free block %d B at '%s' (budget %d B)" % (block, label, FLOOR_BLOCK))
-    if chip == "pico" and result["ready_free"] is not None and result["ready_free"] < PICO_READY_FREE:
+    if chip == "pico" and result["config"] == "start-up" and result["ready_free"] < PICO_READY_FREE:
         out.append("%d B free once ready (budget %d B)" % (result["ready_free"], PICO_READY_FREE))
     return out
 
@@ -178,6 +186,9 @@ def main(argv=None):
     parser.add_argument("--steps", action="store_true", help="print every measured step")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--figures", action="store_true", help="print docs/figures.md's table")
+    parser.add_argument("--write-figures", action="store_true", help="put the table into docs/figures.md")
+    parser.add_argument("--check-figures", action="store_true",
+                        help="fail when docs/figures.md's table differs from this run's by more than %.1f KB a figure" % (TOLERANCE / KB))
     parser.add_argument("--no-prepare", action="store_true")
     args = parser.parse_args(argv)
     if not args.no_prepare:
@@ -212,9 +223,75 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    table = figures_table(results)
     if args.figures:
-        print(figures_table(results))
+        print(table)
+    if args.write_figures:
+        write_table(table)
+    if args.check_figures:
+        stale = check_table(table)
+        if stale:
+            print("memory: docs/figures.md's table of the chips' memory is not this run's (tools/memory/report.py "
+                  "--write-figures puts it there):\n  " + "\n  ".join(stale))
+            bad += 1
     return 1 if bad else 0
+
+
+FIGURES = os.path.join(ROOT, "docs", "figures.md")
+BEGIN = "<!-- the chips' memory: tools/memory/report.py --write-figures -->"
+END = "<!-- end of the chips' memory -->"
+# The engine at levels 3 and up thinks for a time, not a number of positions: how far it gets, and
+# so its replies and the heap at each step, vary a little from run to run and machine to machine.
+TOLERANCE = KB
+
+
+def _page_table():
+    with open(FIGURES) as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        return text, None
+    return text, text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
+
+
+def write_table(table):
+    text, old = _page_table()
+    if old is None:
+        raise SystemExit("memory: docs/figures.md has no place for the table (%s ... %s)" % (BEGIN, END))
+    start = text.index(BEGIN) + len(BEGIN)
+    with open(FIGURES, "w") as f:
+        f.write(text[:start] + "\n" + table + "\n" + text[text.index(END):])
+
+
+def _numbers(row):
+    import re
+
+    return [float(x) for x in re.findall(r"(\d+\.\d) KB", row)]
+
+
+def check_table(table):
+    """The rows of docs/figures.md's table that differ from `table` (by more than TOLERANCE a figure,
+    or in their words)."""
+    _text, old = _page_table()
+    if old is None:
+        return ["docs/figures.md has no table between %s and %s" % (BEGIN, END)]
+    old_rows = {row.split("|")[1].strip(): row for row in old.splitlines() if row.startswith("| ")}
+    stale = []
+    for row in table.splitlines():
+        if not row.startswith("| "):
+            continue
+        name = row.split("|")[1].strip()
+        was = old_rows.pop(name, None)
+        if was is None:
+            stale.append("missing: " + row)
+            continue
+        new, then = _numbers(row), _numbers(was)
+        words = [c.strip() for c in row.split("|")]
+        words_then = [c.strip() for c in was.split("|")]
+        if len(new) != len(then) or any(abs(a - b) > TOLERANCE / KB for a, b in zip(new, then)) or \
+                [("KB" in w) for w in words] != [("KB" in w) for w in words_then]:
+            stale.append("now: %s\n  was: %s" % (row, was))
+    stale += ["no longer measured: " + row for row in old_rows.values() if not row.startswith("| configuration")]
+    return stale
 
 
 def figures_table(results):

@@ -145,7 +145,7 @@ class Model:
         yield "lift " + a
         self.run(60)
         self.place(b)
-        self.run(300)
+        self.run(300)  # the commit (200 ms of stillness), then the save at the next still scan
         yield "move " + uci
 
     def command(self, line):
@@ -203,13 +203,17 @@ class Model:
         for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5c6", "d7c6", "e1g1", "f7f6", "d2d4", "e5d4"):
             for label in self.move(uci):
                 yield label
-            self.run(400)
-            yield "saved"
 
     def _engine(self):
         """The board's engine at the level of the settings, playing black: 1. e4 and its answer,
         then two more moves, its arrays and code in the heap throughout."""
         for label in self._engine_game(("e2e4", "d2d4", "g1f3")):
+            yield label
+
+    def _engine_reply(self):
+        """The engine at the level of the settings answers 1. e4 (its search as deep as the level
+        goes), its arrays and code in the heap."""
+        for label in self._engine_game(("e2e4",)):
             yield label
 
     def _engine_game(self, moves):
@@ -244,12 +248,14 @@ class Model:
         """Scans until the engine has lit its move, then the hand makes it."""
         app = self.board.app
         ref = app.referee
-        for i in range(1000):  # 100 s at most: level 8 thinks a minute
-            self.run(400, period=100)
+        for i in range(200):  # 200 s at most: level 8 thinks a minute
+            # A second of the board's time a scan while it thinks: each scan still gives the search
+            # one slice (half a period of real time), so the levels that think for seconds reach
+            # their move in fewer scans; the heap does not depend on how many positions it saw.
+            self.run(4000, period=1000)
             if ref.remote:
                 break
-            if i % 5 == 0:
-                yield "engine thinking"
+            yield "engine thinking"
         if not ref.remote:
             yield "engine gave no move"
             return
