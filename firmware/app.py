@@ -2,6 +2,8 @@
 #
 # Hardware comes in already built (wiring.py on the Pico, hardware/fake.py in tests and simulators),
 # so this file runs the same on a Pico, on a PC and in the browser simulator. Time is passed in.
+import gc
+
 from core.debounce import DeferPerSquare
 from core.display import Display
 from core.game import Game
@@ -35,6 +37,14 @@ LEGAL_PIECES_PER_STEP = 3
 # its message on the console: the game on the board is untouched, so the sign keeps out of its way.
 NOTICE_MS = 3000
 CORNERS = b"\x00\x07\x38\x3f"  # a1, h1, a8, h8
+# A collection of the board's heap takes tens of ms on the RP2040 (docs/figures.md); one that an
+# allocation sets off in the step of a lift would hold that lift's LEDs back as long. So the board
+# collects itself once it has been still this long, after COLLECT_EVENTS of the referee's events (a
+# move leaves well under a kilobyte of garbage: the heap never fills with it in between) or after
+# COLLECT_MS with any. Asking the heap how full it is would cost a walk of its table, several ms.
+QUIET_COLLECT_MS = 1000
+COLLECT_EVENTS = 32
+COLLECT_MS = 60000
 # The engine's modules: dropped again when it stops for want of memory.
 ENGINE_MODULES = ("engine.opponent", "engine.search", "engine.native", "engine.movegen", "engine.see", "engine.tables", "engine")
 
@@ -108,6 +118,8 @@ class App:
         self.selftest = None
         self.ble = None
         self.notice_until = -1  # a stopped feature's sign is shown until then (NOTICE_MS)
+        self._events = 0  # the referee's events since the board last collected its heap
+        self._collected_at = 0
         self._engine_listener = None
 
     def start(self, now):
@@ -167,10 +179,17 @@ class App:
             still = False
             self._dispatch()
         game = ref.game
-        if self.save_due and still and (ref.pending_kind is not None or len(ref.emptied) <= len(ref.filled)):
+        settled = still and (ref.pending_kind is not None or len(ref.emptied) <= len(ref.filled))
+        if self.save_due and settled:
             self.save()  # no piece in the air (see "When the game is saved")
         elif still and not game.legal_ready:
             game.prepare_legal(LEGAL_PIECES_PER_STEP)
+        elif settled and self._events and now - ref.last_change >= QUIET_COLLECT_MS and (
+            self._events >= COLLECT_EVENTS or now - self._collected_at >= COLLECT_MS
+        ):
+            gc.collect()  # see QUIET_COLLECT_MS
+            self._events = 0
+            self._collected_at = now
         if n:
             self._check_matrix(now)
         if (ref.error is not None or self.faults) and now - self._stuck_checked >= 1000:
@@ -270,6 +289,7 @@ class App:
     def _dispatch(self):
         ref = self.referee
         events = ref.out
+        self._events += len(events)
         for ev in events:
             if ev[0] in ("read", "choose"):
                 self._say(ev)  # power-up only: for the person, on the console (held until a PC speaks)

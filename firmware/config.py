@@ -142,11 +142,15 @@ FIELDS = (
     # How long an illegal move stands, shown as an error, before it counts as completed (as if
     # the player had pressed the clock); the opponent lifting a piece completes it sooner.
     ("illegal_complete_ms", _INT, 2000, 500, 60000),
-    # Timings.
-    ("scan_period_ms", _INT, 5, 1, 50),
+    # Timings. A lift is lit once the scan after it has seen it and debounce_ms more have confirmed
+    # it, then the step's work and the 1.9 ms the WS2812B chain takes to receive its frame: at 4 ms
+    # and 8 ms that is at most 4 + 8 + the step + 1.9 ms, inside docs/spec.md section 3's 20 ms even
+    # for a slow step (at 5 and 10 ms the step had barely a few ms left, and the emulated Pico's worst
+    # lift missed the 20 ms: docs/figures.md).
+    ("scan_period_ms", _INT, 4, 1, 50),
     # Reed contacts bounce 0.5-2 ms and a hand lowering a magnet chatters longer: a square is
     # reported after it held one level for debounce_ms (two scans at the defaults).
-    ("debounce_ms", _INT, 10, 0, 200),
+    ("debounce_ms", _INT, 8, 0, 200),
     # After a row is released the column it held low rises through its pull-up: 10 kOhm against
     # at most 200 pF of wire and diodes is an RC of 2 us, above the 2.0 V input-high level after
     # 1.9 us, so 10 us is 5 RC. Internal pull-ups alone (50-80 kOhm) need 40. See hardware/schematic.md.

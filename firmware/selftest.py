@@ -20,7 +20,7 @@ from core import signals
 from core.position import square_name
 from hardware import leds as palette
 
-SCAN_SAMPLES = const(200)  # 1 s of scans at the default 5 ms period
+SCAN_SAMPLES = const(200)  # 0.8 s of scans at the default 4 ms period
 LED_STEP_MS = const(60)  # one square after the other: 64 x 60 ms = 3.8 s per colour, slow enough to follow
 LED_HOLD_MS = const(1000)  # all 64 lit: the supply's worst case, under the firmware's current cap
 STABLE_MS = const(60)  # a reading must hold this long to count: reeds bounce, hands hesitate

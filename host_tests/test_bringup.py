@@ -181,7 +181,7 @@ def test_selftest_lights_every_led_in_turn_in_each_colour_and_reads_every_square
     ]
     bench.run(1000)
     said = bench.said()
-    assert said[0] == "selftest scan: 200 scans, 700 us least, 700 mean, 700 most (14% of the 5 ms period; settle 10 us x 8 rows)"
+    assert said[0] == "selftest scan: 200 scans, 700 us least, 700 mean, 700 most (17% of the 4 ms period; settle 10 us x 8 rows)"
     assert said[1].startswith("selftest scan: closed now: a1 b1 c1")  # the start position is on it
     assert said[2] == "selftest scan: row pads read back 12 mA drive on all 8 rows"
     assert said[3].startswith("selftest leds: a1, b1 ... h8 one after the other in red, green, blue, white")

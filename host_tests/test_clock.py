@@ -75,7 +75,7 @@ def clock_lines(lines):
 @pytest.mark.parametrize("control", ["3+2", "5d3", "5b3", "2/10+1,1/6d2,1b3", "4/12,3/8,2"])
 def test_times_over_a_whole_game_match_the_reference(control):
     rng = random.Random(control)
-    thinks = [rng.randrange(300, 6000, 5) for _ in GAME]  # the board reads in 5 ms scans
+    thinks = [rng.randrange(300, 6000, 20) for _ in GAME]  # on the board's 4 ms scans (and 5 ms ones)
     events, read_at = hands(GAME, thinks)
     board, lines = run(events, clock=control)
     assert [x for x in lines if x.startswith("move ")] == ["move " + m for m in GAME]
@@ -115,11 +115,11 @@ def test_a_flag_falls_during_a_long_think_even_mid_move():
 
 
 def test_a_move_read_in_time_counts_even_if_the_flag_falls_during_its_commit_delay():
-    # Black's move is read 4,950 ms into a 5 s control: the board commits it 200 ms later, after
+    # Black's move is read 4,940 ms into a 5 s control: the board commits it 200 ms later, after
     # the flag would have fallen, but the move was complete when the board read it.
-    events, read_at = hands(GAME[:2], [1000, 4950])
+    events, read_at = hands(GAME[:2], [1000, 4940])
     board, lines = run(events, clock="0:05")
-    assert lines[:4] == ["move e2e4", "clock 5000 5000", "move e7e5", "clock 5000 50"]
+    assert lines[:4] == ["move e2e4", "clock 5000 5000", "move e7e5", "clock 5000 60"]
     assert lines[-1] == "end 0-1 flag"  # then white's time runs out: 5 s later
     events, read_at = hands(GAME[:2], [1000, 5000])
     board, lines = run(events, clock="0:05")
@@ -462,8 +462,9 @@ def test_the_terminal_simulator_shows_both_clocks():
                        text=True, cwd=transcript._ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout.splitlines()
-    # Black's move was read 2,530 ms into its turn (the terminal's 500 ms settle and the 30 ms gap).
-    assert "clock 5000 3470" in out
+    # Black's move was read 2,528 ms into its turn (the terminal's 500 ms settle and the 30 ms gap,
+    # seen at the 4 ms scan after them).
+    assert "clock 5000 3472" in out
     assert "clock 0:05+1: white 4.5 - black 3.4 | paused" in out
     assert out[-2:] == ["end 0-1 flag", "msg Black wins on time: the other side's flag fell"]
 

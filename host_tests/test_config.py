@@ -19,7 +19,7 @@ def test_defaults_are_valid():
     assert s.column_base == s.column_pins[0] == 2
     assert s.mode == "strict"
     assert s.led_type == "ws2812"
-    assert s.scan_period_ms == 5 and s.debounce_ms == 10 and s.settle_us == 10
+    assert s.scan_period_ms == 4 and s.debounce_ms == 8 and s.settle_us == 10
     assert s.commit_delay_ms > config.SLIDE_WINDOW_MS == 150
     assert config.SIO_GPIO_IN == 0xD0000004
 

@@ -53,8 +53,9 @@ class Hands:
         board.start(0)
 
     def run(self, ms):
-        for _ in range(ms // 5):
-            self.t += 5
+        period = self.board.app.settings.scan_period_ms
+        for _ in range(ms // period):
+            self.t += period
             self.vm.now_ms = self.t
             self.board.tick(self.t)
 
@@ -215,9 +216,10 @@ def test_a_full_game_with_leds_saves_latency_and_a_reboot(main_module, capsys):
     assert colour(S.MATED_KING, bright) in seen
     with capsys.disabled():
         print(
-            "\nlatency (5 ms scans, debounce %d ms, commit delay %d ms): lift -> LEDs %d ms (%d scans), "
+            "\nlatency (%d ms scans, debounce %d ms, commit delay %d ms): lift -> LEDs %d ms (%d scans), "
             "last place -> commit %d ms (%d scans), capture place -> commit %d ms"
-            % (settings.debounce_ms, settings.commit_delay_ms, lift_ms, lift_ms // 5, commit_ms, commit_ms // 5, mate_ms)
+            % (settings.scan_period_ms, settings.debounce_ms, settings.commit_delay_ms, lift_ms, lift_ms // settings.scan_period_ms,
+               commit_ms, commit_ms // settings.scan_period_ms, mate_ms)
         )
     assert lift_ms <= settings.debounce_ms + 2 * settings.scan_period_ms
     assert commit_ms <= settings.debounce_ms + settings.commit_delay_ms + 2 * settings.scan_period_ms
@@ -337,3 +339,35 @@ def test_an_error_in_the_online_poll_is_said_and_the_board_plays_on(main_module)
     hands.run(200)
     assert Broken.polls >= 5  # polled every ONLINE_POLL_MS, each failure survived
     assert any("online: internal error" in line and "P@e4" in line for line in out), out
+
+
+def test_the_board_collects_its_heap_when_still_never_with_a_piece_in_the_air(main_module, monkeypatch):
+    # A collection takes tens of ms on the chip: the board makes its own once it has been still for
+    # QUIET_COLLECT_MS after enough of the referee's events, so that none is left for an allocation
+    # in a lift's step to set off (app.py).
+    import app as app_module
+
+    settings = config.Settings()
+    pico = FakePico(settings)
+    board = main_module.build(settings, pico.machine, pico.neopixel, [].append)
+    hands = Hands(board, pico)
+    collected = []
+
+    class Gc:
+        @staticmethod
+        def collect():
+            collected.append(hands.t)
+
+    monkeypatch.setattr(app_module, "gc", Gc)
+    monkeypatch.setattr(app_module, "COLLECT_EVENTS", 2)
+    hands.play("e2e4")
+    hands.play("e7e5")  # two events: due, but the board has not been still long enough
+    assert collected == []
+    hands.act("lift", "g1")  # a piece in the air, held for two seconds: never then
+    hands.run(2000)
+    assert collected == []
+    hands.act("place", "f3")
+    hands.run(app_module.QUIET_COLLECT_MS + 500)
+    assert len(collected) == 1 and collected[0] >= board.app.referee.last_change + app_module.QUIET_COLLECT_MS
+    hands.run(5000)
+    assert len(collected) == 1  # nothing happened since: nothing to collect

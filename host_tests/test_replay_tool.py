@@ -32,7 +32,7 @@ def test_standard_input_and_leds():
     lines = r.stdout.splitlines()
     assert r.returncode == 0
     assert lines[0] == "leds 0"
-    assert "leds 1015 g1:lifted f3:quiet h3:quiet" in lines
+    assert "leds 1012 g1:lifted f3:quiet h3:quiet" in lines
     assert "move g1f3" in lines and lines[-1].startswith("fen ")
 
 

@@ -45,9 +45,9 @@ class DeferPerSquare:
     """
 
     # Reed contacts bounce for 0.5-2 ms; a hand lowering or lifting a magnet makes the contact
-    # chatter for longer while the field crosses the switch's threshold. 10 ms of steady reading
-    # is two scans at the default 5 ms scan period and far below what a human notices.
-    debounce_ms = 10
+    # chatter for longer while the field crosses the switch's threshold. 8 ms of steady reading
+    # is two scans at the default 4 ms scan period and far below what a human notices.
+    debounce_ms = 8
 
     def __init__(self, debounce_ms=None):
         if debounce_ms is not None:

@@ -2,7 +2,7 @@
 #
 # The display keeps its own picture (GDDRAM: 8 pages of 8 pixel rows, one byte per column per page,
 # bit 0 the top row of the page), so the firmware writes only what changed. A whole picture is
-# 1 KB, about 25 ms at 400 kHz: far too long for the 5 ms scan loop. So drawing happens in a frame
+# 1 KB, about 25 ms at 400 kHz: far too long for the 4 ms scan loop. So drawing happens in a frame
 # buffer here, each 32-column piece of a page that changed is marked, and step() sends at most one
 # such piece a call (33 data bytes and 7 command bytes, under 1 ms at 400 kHz): App-side code calls
 # it once a scan, and the picture reaches the display within a few scans.

@@ -72,6 +72,7 @@ class Ws2812Leds:
         if len(np) != _SQUARES or getattr(np, "bpp", 3) != 3:
             raise ValueError("need a NeoPixel of 64 RGB pixels")
         self._np = np
+        self.strip = np  # the chain's writer (tools/bench/bench_pico.py reads when its frames go out)
         order = getattr(np, "ORDER", (1, 0, 2, 3))
         if chain is None:
             chain = _rows_chain()

@@ -22,9 +22,11 @@ _BYTES = const(192)
 _DMA_BYTE = const(0)
 _PIO0_BASE = const(0x50200000)
 _TXF0 = const(0x010)
-# A new frame may only start after the chain latched the previous one: the frame itself
-# (1.92 ms) plus the reset pause, over 280 us low for the current WS2812B (50 us for the old).
-_FRAME_US = const(1920 + 300)
+# A frame's last bit reaches the chain this long after the DMA starts (64 x 24 bits x 1.25 us); a new
+# frame may only start after the chain latched the previous one: the frame plus the reset pause, over
+# 280 us low for the current WS2812B (50 us for the old).
+WIRE_US = const(1920)
+_FRAME_US = const(WIRE_US + 300)
 
 
 @rp2.asm_pio(
@@ -67,8 +69,8 @@ class PioStrip:
         self._txf = _PIO0_BASE + _TXF0 + 4 * sm_id
         # treq_sel = the state machine's TX DREQ (0-3 for PIO0): the DMA waits for FIFO room.
         self._ctrl = self._dma.pack_ctrl(size=_DMA_BYTE, inc_write=False, treq_sel=sm_id)
-        self._started = time.ticks_us()
-        self.writes = 0
+        self.sent_us = time.ticks_us()
+        self.writes = 0  # frames sent; sent_us: when the last began to go out (time.ticks_us)
         self.dropped = 0  # frames not sent because the previous one never finished
 
     def __len__(self):
@@ -78,7 +80,7 @@ class PioStrip:
         """Send buf to the chain; returns once the DMA has started (a previous frame, if still
         on the wire, is waited for first)."""
         time = self._time
-        left = _FRAME_US - time.ticks_diff(time.ticks_us(), self._started)
+        left = _FRAME_US - time.ticks_diff(time.ticks_us(), self.sent_us)
         if left > 0:
             time.sleep_us(left)
         if self._dma.active():
@@ -88,6 +90,6 @@ class PioStrip:
             self.dropped += 1
             return
         self._sending[:] = self.buf
-        self._started = time.ticks_us()
+        self.sent_us = time.ticks_us()
         self._dma.config(read=self._sending, write=self._txf, count=_BYTES, ctrl=self._ctrl, trigger=True)
         self.writes += 1

@@ -4,7 +4,7 @@
 # Where it runs: on the RP2040's second core (online/play.py starts run() with _thread), never in
 # the scan loop. A TLS handshake is seconds of big-number arithmetic that mbedTLS cannot be
 # interrupted in, and a Lichess stream may need one at any moment (a reconnect), so slicing it
-# into the 5 ms scan would still block for the whole handshake, and "only while the board is
+# into the 4 ms scan would still block for the whole handshake, and "only while the board is
 # still" cannot be promised for a reconnect the network forces. The second core has nothing else
 # to do; the scan core only swaps small lists with it under a lock (take(), post(), ...), and the
 # scan loop allocates nothing so the shared heap's lock never holds it up.

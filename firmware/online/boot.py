@@ -2,7 +2,7 @@
 # without a radio (no `network` module), or a board whose Wi-Fi or token was never written
 # (the USB command `online`, online/usb.py), stays offline and loses nothing.
 #
-# Core 0 keeps the 5 ms scan loop; loop.py polls the OnlineCentral every ONLINE_POLL_MS (20 ms).
+# Core 0 keeps the 4 ms scan loop; loop.py polls the OnlineCentral every ONLINE_POLL_MS (20 ms).
 # Core 1 (one _thread, all the rp2 port allows) joins the Wi-Fi, sets the clock by SNTP, loads the roots and
 # runs the Board API client; that is where every TLS handshake happens. It never ends: a failed
 # join, a lost Wi-Fi, no network time are tried again after a pause (JOIN_RETRY_MS), and the main

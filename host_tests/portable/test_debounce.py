@@ -173,7 +173,7 @@ def test_debounce_ms_range():
         except ValueError:
             continue
         raise AssertionError("accepted debounce_ms=%d" % bad)
-    assert DeferPerSquare().debounce_ms == DeferPerSquare.debounce_ms == 10
+    assert DeferPerSquare().debounce_ms == DeferPerSquare.debounce_ms == 8
 
 
 def test_update_allocates_nothing():

@@ -92,8 +92,12 @@ writes = app.leds.writes
 saves = board.store.writes if board.store else 0  # whole records and journal appends (store.py)
 save_step = []
 plies = len(app.referee.game.moves)
+period = app.settings.scan_period_ms
+strip = app.leds.strip
+last_bit = []
 print("GO")
 go = ticks_ms()
+go_us = ticks_us()
 due = go
 while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
     t0 = ticks_us()
@@ -103,6 +107,8 @@ while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
     if nxt < len(lifts) and since >= lifts[nxt] and app.leds.writes != writes:
         lift_step.append(dt)
         lift_latency.append(since - lifts[nxt])
+        # The frame's last bit on the chain: the DMA's start, and the frame's time on the wire.
+        last_bit.append(ticks_diff(strip.sent_us, go_us) + 1920 - lifts[nxt] * 1000)
         nxt += 1
     # The commit is the step where the game gains the move; the save (app.py) comes in a later,
     # still step of its own, so the two are timed apart.
@@ -113,8 +119,8 @@ while ticks_diff(ticks_ms(), go) < %(loop_ms)d:
         saves = board.store.writes
         save_step.append(dt)
     writes = app.leds.writes
-    # The schedule of main.py's scan_task: each scan due 5 ms after the last, whatever the step took.
-    due = time.ticks_add(due, 5)
+    # The schedule of loop.py's run(): each scan due a period after the last, whatever the step took.
+    due = time.ticks_add(due, period)
     wait = ticks_diff(due, ticks_ms())
     if wait < 0:
         due = ticks_ms()
@@ -125,8 +131,8 @@ def spread(values, scale):
     return "%%.1f" %% (v[len(v) // 2] / scale), "median of %%d, worst %%.1f" %% (len(v), v[-1] / scale)
 m, note = spread(lift_step, 1000)
 emit("lift_to_led_frame_step", m, "ms", "the main-loop step that sees a lift, WS2812B write included: busy middlegame, %%s" %% note)
-m, note = spread(lift_latency, 1)
-emit("lift_to_leds_on_board", m, "ms", "lift -> the end of that step (5 ms scans, 10 ms debounce): %%s" %% note)
+m, note = spread(last_bit, 1000)
+emit("lift_to_leds_on_board", m, "ms", "lift -> the frame's last bit on the WS2812B chain (4 ms scans, 8 ms debounce, 1.92 ms on the wire): %%s" %% note)
 m, note = spread(commit_step, 1000)
 emit("place_to_commit_step", m, "ms", "the step that commits a move (status and frame; the save comes later): %%s" %% note)
 if save_step:
