@@ -237,9 +237,14 @@ class App:
 
                 self.opponent = Opponent(self, self.settings, self._clock)
             except MemoryError:
-                forget(ENGINE_MODULES)  # what loaded before the heap ran out goes again
-                free()
-                self.console("not enough memory for the engine")
+                self.opponent = None
+                try:
+                    free()
+                    forget(ENGINE_MODULES)  # what loaded before the heap ran out goes again
+                    free()
+                    self.console("not enough memory for the engine")
+                except MemoryError:
+                    pass
                 return None
             # One bound method, kept: MicroPython's bound methods compare by identity, so
             # drop_engine() finds this one in the list only so.
@@ -261,14 +266,31 @@ class App:
             ref.show_remote(0)  # its move, lit: no longer asked for
             ref.remote_required = False
         opponent = None
-        from memory import forget, free
+        try:
+            from memory import forget, free
 
-        forget(ENGINE_MODULES)
-        free()
+            free()  # the engine's arrays back first: forgetting its modules needs a little
+            forget(ENGINE_MODULES)
+            free()
+        except MemoryError:
+            pass
         if self.store is not None and hasattr(self.store, "opponent"):
             self.store.opponent = None
             self.save_due = True
         self.feature_stopped("the engine stopped: not enough memory; two players now", now)
+
+    def catch_up(self, now):
+        """After a step cut short by a MemoryError: the referee is told of every square whose
+        debounced reading it has not heard of (lifts first), so the hands' changes are not lost."""
+        ref = self.referee
+        state = self.debouncer.state
+        occ = ref.occ
+        for sq in range(64):
+            if occ[sq] and not state[sq]:
+                ref.lift(sq, now)
+        for sq in range(64):
+            if state[sq] and not occ[sq]:
+                ref.place(sq, now)
 
     def feature_stopped(self, text, now):
         """A feature stopped for want of memory: the console says which, the corners show it."""

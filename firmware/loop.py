@@ -59,6 +59,14 @@ FAULT_BLINK_MS = const(100)
 BLE_STOPPED = "Bluetooth stopped: not enough memory (the game goes on; the ble command starts it again)"
 ONLINE_STOPPED = "Lichess stopped: not enough memory (the game on the board goes on)"
 FACE_STOPPED = "the clock display stopped: not enough memory (the clock goes on)"
+GAME_SHORT = "not enough memory for the game: everything beside it stopped; the game goes on"
+# The modules each feature brought in: dropped with it.
+FEATURE_MODULES = {
+    "ble": ("link.ble", "link.ble_command", "link.ble_mtu"),
+    "online": ("online.central", "online.play", "online.board_api", "online.https", "online.lichess_game",
+               "online.boot", "online.wifi", "online.sntp", "online.secrets", "online.usb", "online"),
+    "face": ("hardware.clock_face", "hardware.ssd1306"),
+}
 
 
 class Board:
@@ -76,6 +84,7 @@ class Board:
         self.online = None  # online/central.py's OnlineCentral on a Pico W playing on Lichess
         self.set_rtc = None  # the chip's clock setter, for online/boot.py (wiring.py sets it)
         self._online_at = 0
+        self._short = False  # the game itself ran out of memory once (shed())
         self._last_ticks = _ticks_ms()
         self._beat = 0
 
@@ -104,7 +113,10 @@ class Board:
         self._last_ticks = ticks
         now = self.now
         app = self.app
-        app.step(now)
+        try:
+            app.step(now)
+        except MemoryError:
+            self.shed(now)  # the game itself found no memory: everything beside it gives its share
         link = self.link
         if link.polls:
             link.poll(now)  # the dialect's own errors, a MemoryError too, stay inside the Link
@@ -164,7 +176,35 @@ class Board:
             pass
         gc.collect()
         try:
+            from memory import forget
+
+            forget(FEATURE_MODULES[feature])  # their code too, unless something else holds it
+            gc.collect()
             app.feature_stopped(text, now)
+        except MemoryError:
+            pass
+
+    def shed(self, now):
+        """The game's own step ran out of memory (every feature beside it holds too much): each
+        of them stops, its memory goes back, and the referee is told what the debouncer saw that
+        it had not heard of yet, so no lift or place is lost. Then the console says so."""
+        app = self.app
+        if app.ble is not None:
+            self.stop("ble", now)
+        if self.online is not None:
+            self.stop("online", now)
+        if self.face is not None:
+            self.stop("face", now)
+        if app.opponent is not None:
+            app.drop_engine(now)
+        if self.link.dialect not in (None, "board"):
+            self.link.out_of_memory()
+        gc.collect()
+        try:
+            app.catch_up(now)
+            if not self._short:
+                self._short = True  # said once: a board this short of memory says nothing more
+                app.feature_stopped(GAME_SHORT, now)
         except MemoryError:
             pass
 

@@ -111,10 +111,13 @@ def wire(hw, write=None, fs=None, bluetooth=None):
         app.ble = start_ble(app, settings.ble, bluetooth, hw.said.append, link.info)
     face = None
     if hw.oled is not None:
-        from hardware.clock_face import ClockFace
-        from link.clock_command import app_time
+        try:
+            from hardware.clock_face import ClockFace
+            from link.clock_command import app_time
 
-        face = ClockFace(hw.oled, app.referee, lambda: app_time(link))
+            face = ClockFace(hw.oled, app.referee, lambda: app_time(link))
+        except MemoryError:
+            hw.said.append("the clock display stopped: not enough memory (the clock goes on)")
     for text in hw.said:
         link.info(text)
     board = Board(app, link, store, hw.leds, hw.status_led, getattr(hw.leds, "fault", False), face)
@@ -131,13 +134,19 @@ def start_ble(app, services, bluetooth, say, console):
         except ImportError:
             say("ble: this board has no Bluetooth radio (a Pico W runs MicroPython's RPI_PICO_W build)")
             return None
-    from link.ble import BleLink
-
     try:
+        from link.ble import BleLink
+
         return BleLink(bluetooth, app, services, console)
     except OSError as e:  # the radio did not start: the board plays on without it
         say("ble: the radio did not start (%s)" % e)
-        return None
+    except MemoryError:
+        from memory import forget, free
+
+        forget(("link.ble",))
+        free()
+        say("ble: not enough memory for Bluetooth; the board plays on without it")
+    return None
 
 
 def start_online(board):

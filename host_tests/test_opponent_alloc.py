@@ -6,7 +6,7 @@ from mpy_board import run_on_mpy
 
 # Both modules compile firmware/ into build/mpy/ and run it from there: one worker runs them (make
 # test-cpython runs pytest on two, pytest-xdist), so neither reads a file the other is rewriting.
-pytestmark = pytest.mark.xdist_group("build_mpy")
+pytestmark = pytest.mark.xdist_group(name="build_mpy")
 
 # Runs on MicroPython: the board (App on the virtual matrix) plays black at level 8; white's e2-e4
 # is made on the switches, then 100 scan steps while the engine thinks are measured.

@@ -12,7 +12,7 @@ from mpy_board import run_on_mpy
 
 # Both modules compile firmware/ into build/mpy/ and run it from there: one worker runs them (make
 # test-cpython runs pytest on two, pytest-xdist), so neither reads a file the other is rewriting.
-pytestmark = pytest.mark.xdist_group("build_mpy")
+pytestmark = pytest.mark.xdist_group(name="build_mpy")
 
 
 # The RPI_PICO build's 246,016-byte pool with the 64-bit objects' share on top (the board wired and

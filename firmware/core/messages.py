@@ -141,9 +141,10 @@ def move_san(position, uci):
     last = position.last_move()
     if last and move_uci(last) == uci:
         position.unmake()
-        text = san(position, last)
-        position.make(last)
-        return text
+        try:
+            return san(position, last)  # allocates: the game's position is put back whatever happens
+        finally:
+            position.make(last)
     try:
         return san(position, position.parse_uci(uci))
     except ValueError:

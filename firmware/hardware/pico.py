@@ -151,17 +151,20 @@ def make_oled(settings, machine, say):
     answers on the bus (the board then plays on without it, and says so)."""
     if settings.oled_sda is None:
         return None
-    from hardware.ssd1306 import Ssd1306
-
     Pin = machine.Pin
     i2c = machine.I2C(settings.oled_i2c_id, sda=Pin(settings.oled_sda), scl=Pin(settings.oled_scl), freq=400000)
-    oled = Ssd1306(i2c)
     try:
+        from hardware.ssd1306 import Ssd1306
+
+        oled = Ssd1306(i2c)
         oled.init()
+        oled.flush()  # blank, before the scan loop starts
+    except MemoryError:
+        say("the clock display stopped: not enough memory (the clock goes on)")
+        return None
     except OSError as e:
         say("no clock display answers on I2C%d (GPIO %d, %d): %s" % (settings.oled_i2c_id, settings.oled_sda, settings.oled_scl, e))
         return None
-    oled.flush()  # blank, before the scan loop starts
     return oled
 
 

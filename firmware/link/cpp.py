@@ -258,8 +258,10 @@ class Cpp:
         pos = game.position
         last = pos.last_move()
         pos.unmake()
-        fields = pos.fen().split()
-        pos.make(last)
+        try:
+            fields = pos.fen().split()  # allocates: a MemoryError here must not leave the game a move short
+        finally:
+            pos.make(last)
         return " ".join(fields[: self.fields])
 
     def _awaiting_move(self, uci):

@@ -362,12 +362,16 @@ class Link:
     def info(self, text):
         """A message for a person (the App's console): as the dialect speaking says it (`msg TEXT`
         in the board's dialect and in a CPP round that agreed to `feature msg`; never in
-        ChessLink); kept until a PC speaks."""
-        speaker = self.speaker
-        if speaker is not None:
-            speaker.info(ascii_only(text))
-        elif len(self._held) < _HELD_MAX:
-            self._held.append(ascii_only(text))
+        ChessLink); kept until a PC speaks. With no memory left to say it, it is not said: the
+        console's words never stop the board."""
+        try:
+            speaker = self.speaker
+            if speaker is not None:
+                speaker.info(ascii_only(text))
+            elif len(self._held) < _HELD_MAX:
+                self._held.append(ascii_only(text))
+        except MemoryError:
+            pass
 
     # ------------------------------------------------------------------ the board's events
 
@@ -420,10 +424,14 @@ class Link:
             self.polls = False
         for name in (CPP, CHESSLINK, DGT):
             self.sessions.pop(name, None)
-        from memory import forget, free
+        try:
+            from memory import forget, free
 
-        forget(DIALECT_MODULES)
-        free()
+            free()  # the sessions' memory back first: forgetting their modules needs a little
+            forget(DIALECT_MODULES)
+            free()
+        except MemoryError:
+            pass
         try:
             self.app.feature_stopped("not enough memory for %s: the link is back to the board's commands" % (
                 "that dialect" if dialect in (None, BOARD) else dialect), self.now)

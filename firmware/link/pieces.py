@@ -77,17 +77,25 @@ class Pieces:
             out[:] = _START
             return out
         if kind == "move" or kind == "castle" or kind == "undo":
+            # The game's own position, moved for a moment and always put back (finally: should
+            # anything fail in between, a MemoryError among them, the game is left as it was).
             last = pos.last_move()
             if kind != "move":
                 pos.unmake()
-            if kind != "undo":
-                pos.make(ref.pending)
-            for sq in range(64):
-                out[sq] = pos.piece_at(sq)
-            if kind != "undo":
-                pos.unmake()
-            if kind != "move":
-                pos.make(last)
+            try:
+                if kind != "undo":
+                    pos.make(ref.pending)
+                    try:
+                        for sq in range(64):
+                            out[sq] = pos.piece_at(sq)
+                    finally:
+                        pos.unmake()
+                else:
+                    for sq in range(64):
+                        out[sq] = pos.piece_at(sq)
+            finally:
+                if kind != "move":
+                    pos.make(last)
             return out
         occ = ref.occ
         for sq in range(64):

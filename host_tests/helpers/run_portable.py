@@ -2,7 +2,7 @@
 #
 # Usage (from the repository root):
 #   python3 host_tests/helpers/run_portable.py [--dir DIR] [MODULE | MODULE.FUNCTION ...]
-#   micropython -X heapsize=320k host_tests/helpers/run_portable.py test_position
+#   micropython -X heapsize=384k host_tests/helpers/run_portable.py test_position
 # With no MODULE every test_*.py in DIR (default host_tests/portable) runs. Every function whose
 # name starts with test_ is called with no arguments; an exception is a failure, except one whose
 # class is named SkipTest (e.g. unittest.SkipTest), which counts as skipped. The last line is

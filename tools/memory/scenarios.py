@@ -18,7 +18,7 @@ import time
 from hardware.fake import FakeBluetooth, FakePico, RamFiles
 
 START = [sq for sq in range(64) if sq < 16 or sq >= 48]
-SCAN_MS = 5
+SCAN_MS = 4  # config.py's scan_period_ms
 FILES = "abcdefgh"
 
 
