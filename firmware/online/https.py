@@ -32,19 +32,19 @@ def timed_out(e):
 
 
 def pem_blocks(text):
-    """The DER bytes of each certificate in a PEM text (bytes or str)."""
-    if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode()
+    """The DER bytes of each certificate in a PEM text (bytes or str). Worked on as bytes: the
+    WebAssembly build's binascii (a Python one) takes no str, and the roots file is read as bytes."""
+    if isinstance(text, str):
+        text = text.encode()
     out = []
-    begin = "-----BEGIN CERTIFICATE-----"
-    end = "-----END CERTIFICATE-----"
+    begin = b"-----BEGIN CERTIFICATE-----"
+    end = b"-----END CERTIFICATE-----"
     i = text.find(begin)
     while i >= 0:
         j = text.find(end, i)
         if j < 0:
             break
-        body = "".join(text[i + len(begin):j].split())
-        out.append(binascii.a2b_base64(body))
+        out.append(binascii.a2b_base64(b"".join(text[i + len(begin):j].split())))
         i = text.find(begin, j)
     return out
 

