@@ -3,8 +3,10 @@
 // build, the firmware's .mpy files as `make flash` copies them (build/flash/), and one scenario of
 // tools/memory/scenarios.py stepped through, one call from JavaScript per step. That build grows its
 // heap instead of raising MemoryError and collects garbage only between calls from JavaScript, so:
-// each step is small, the heap is measured between steps (after the collection the next call
-// starts with), and a heap that grew means the chip would have run out within that step.
+// each step is small, the heap is measured between steps, after a collection, and a heap that grew
+// means the chip would have run out within that step. Between calls that build collects only when
+// one was asked for (gc.collect() marks it due; so does an allocation past its threshold, about
+// 16 KB): each step ends by asking, as the chip would collect the step's garbage before running out.
 //
 // Usage (tools/memory/report.py runs it; from the repository root, after `npm ci` and
 // `tools/flash.py --prepare-only`):
@@ -76,10 +78,11 @@ let grew = false;
 let error = null;
 mp.globals.set("_scenario", scenarioJson);
 try {
-  py(`import sys, json\nsys.path.insert(0, "${MOUNT}")\n_s = json.loads(_scenario)\n_scenario = None`);
+  py(`import gc, sys, json\nsys.path.insert(0, "${MOUNT}")\n_s = json.loads(_scenario)\n_scenario = None`);
   py(`import scenarios\n_model = scenarios.Model(_s["name"], _s["settings"], _s["standins"], _s["features"], _s["pool"], ${initial.alloc})\n_s = None`);
   for (let step = 0; ; step++) {
-    const out = py("_label = _model.step()");
+    // gc.collect() here only marks a collection due: it runs as this call returns, before measure().
+    const out = py("_label = _model.step()\ngc.collect()");
     for (const line of out) process.stderr.write(`python: ${line}\n`);
     const label = mp.globals.get("_label");
     if (label === null || label === undefined) break;
