@@ -140,6 +140,34 @@ class Ssl:
         return _Context(self.net)
 
 
+class Binascii:
+    """binascii: the WebAssembly build's is a Python module whose a2b_base64 makes garbage by the
+    tens of kilobytes (the chip's is C, and makes the output alone); this one makes its output
+    and a 256-byte table, so the model's heap at the roots' parse (online/https.py) is the chip's."""
+
+    def __init__(self):
+        self.table = bytearray(256)
+        for i, c in enumerate(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"):
+            self.table[c] = i
+
+    def a2b_base64(self, data):
+        table = self.table
+        out = bytearray(len(data) * 3 // 4)
+        n = 0
+        acc = 0
+        bits = 0
+        for c in data:
+            if c == 61:  # "=": the end
+                break
+            acc = ((acc << 6) | table[c]) & 0xFFF
+            bits += 6
+            if bits >= 8:
+                bits -= 8
+                out[n] = (acc >> bits) & 0xFF
+                n += 1
+        return bytes(out[:n])
+
+
 def _chunk(obj):
     data = b"\n" if obj is None else json.dumps(obj).encode() + b"\n"
     return b"%x\r\n" % len(data) + data + b"\r\n"
@@ -153,9 +181,19 @@ class Tls:
         self.net = net
         # As mbedtls_ssl_setup() and the handshake allocate them on the rp2 port: in, out, the
         # handshake's working memory (dropped at settle()), then what the session keeps.
-        self.held = [bytearray(sizes["tls_in"]), bytearray(sizes["tls_out"])]
-        net.handshake = bytearray(sizes["tls_handshake"])
-        self.held.append(bytearray(sizes["tls_session"]))
+        if net.spare:
+            # A connection closed earlier in this turn: the chip collects before each handshake
+            # (online/https.py), so its buffers' place is this one's; this build collects only
+            # between calls, so the fake hands the same buffers on.
+            self.held = net.spare[-3:]
+            del net.spare[-3:]
+        else:
+            self.held = [bytearray(sizes["tls_in"]), bytearray(sizes["tls_out"])]
+            self.held.append(bytearray(sizes["tls_session"]))
+        if net.handshake is None:
+            net.handshake = bytearray(sizes["tls_handshake"])
+        # else: a handshake earlier in this turn, not measured yet: mbedTLS freed its working
+        # memory at its end, and the chip's collection before this one gives the place back.
         self.rx = b""
         self.kind = None
         self.blocking = True
@@ -185,10 +223,12 @@ class Tls:
     def close(self):
         if self in self.net.open:
             self.net.open.remove(self)
-        if self.net.handshake is not None:
-            # Opened and closed within the turn the scenario is about to measure (a post answered
-            # at once): its buffers stay counted until then, as they were at the handshake's peak.
-            self.net.closed.append(self.held)
+        if self.held is not None:
+            # Kept until the turn is over (Net.turn_over): the next connection of the same turn
+            # takes them, and a post opened and closed within the turn the scenario measures is
+            # counted as it was at its handshake's peak.
+            self.net.spare.extend(self.held)
+            self.held.clear()
         self.held = None
         self.rx = b""
 
@@ -213,9 +253,10 @@ class Net:
         self.open = []  # the TLS connections open now
         self.opened = 0  # ... and opened so far: a handshake happened since the last look
         self.handshake = None  # the handshake's working memory, held until settle()
-        self.closed = []  # buffers of connections closed since the handshake, until settle()
+        self.spare = []  # buffers of connections closed in this turn (Tls.close), until turn_over()
         self.thread = Thread(sizes["core1_stack"])
-        self.modules = {"network": Network(self), "socket": Socket(), "ssl": Ssl(self), "_thread": self.thread}
+        self.modules = {"network": Network(self), "socket": Socket(), "ssl": Ssl(self), "_thread": self.thread,
+                        "binascii": Binascii()}
         self.requests = []  # (method, path) as they came, the last few
         self.game = None  # the game's moves (UCI), once it began
         self.status = "started"
@@ -224,10 +265,14 @@ class Net:
         self.announce = True  # the event stream announces the game on opening
 
     def settle(self):
-        """The scenario has measured the handshake's moment: its working memory goes back, and
-        the buffers of connections closed since."""
+        """The scenario has measured the handshake's moment: its working memory goes back."""
         self.handshake = None
-        self.closed = []
+
+    def turn_over(self):
+        """Between the network core's turns (a call of the model's own: collected): the buffers
+        of connections closed in the last turn go. Emptied, not only let go: a stale word left
+        on this build's stacks would keep the list, and through it the buffers, alive."""
+        self.spare.clear()
 
     def streams(self, kind):
         return [c for c in self.open if c.kind == kind]

@@ -395,12 +395,16 @@ class Model:
         net = self.net
         core = net.thread.started[1][0]
         for _ in range(ms // 20):
+            # Each turn in a call of its own: the chip collects before each handshake
+            # (online/https.py), this build only between calls.
+            net.turn_over()
+            yield ""
             seen = net.opened
             core.turn()
-            self.run(20)
             if net.opened != seen:
                 yield "handshake: " + _request_name(net.requests[-1][1])
                 net.settle()
+            self.run(20)
         net.keep_alive()
 
     def online_until(self, done, limit_ms=20000):
