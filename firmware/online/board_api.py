@@ -18,6 +18,12 @@
 # seek's stream beside it. A finished stream is closed before any other is opened, and each
 # connection is opened after a collection (online/https.py), while the 16 KB block is to be had.
 #
+# Where a second connection does not fit (a Pico W: about 28 KB for a post's handshake beside the
+# stream's 24 KB, with POST_ROOM left after), the game's or the event stream steps aside for the post:
+# closed before the post's connection opens, opened again at the next turn (Lichess sends the whole
+# game again, gameFull, as after any reconnect). One connection at a time: a move reaches Lichess a
+# handshake later, the board never runs out of memory for it.
+#
 # Streams: NDJSON, one JSON object a line, a blank keep-alive line about every 7 s (10 s on a
 # seek). A stream silent for stream_timeout_ms is stalled: closed and opened again; so is one the
 # server cuts. Opening again backs off (RECONNECT_MS). HTTP 429 stops every request for a full
@@ -46,6 +52,10 @@ IDLE_MS = 20  # the network core's pause when no stream had data and nothing was
 RECONNECT_MS = (500, 1000, 2000, 5000, 10000)
 STREAM_TIMEOUT_MS = 20000  # Lichess's keep-alive is every 7 s: three missed means stalled
 LOST = -1  # turn(): the Wi-Fi has been down too long
+# Bytes free (after a collection) a post needs beside an open stream: its handshake's peak on the rp2
+# port (27,856 B: docs/memory.md) and 16 KB for the rest of the board. With less, the stream is closed
+# for the post.
+POST_ROOM = 27856 + 16384
 _NOTHING = ()  # take() when nothing happened: the same empty tuple every time, nothing allocated
 
 # MicroPython's ticks_ms wraps at 2**30 ms (12.4 days on the Pico): times on this core are compared
@@ -117,7 +127,7 @@ class BoardApi:
 
     def __init__(self, socket, ssl_context, token, host="lichess.org", port=443, ticks_ms=None,
                  sleep_ms=None, wifi_up=None, stream_timeout_ms=STREAM_TIMEOUT_MS,
-                 rate_limit_ms=lichess_game.RATE_LIMIT_MS, lock=None):
+                 rate_limit_ms=lichess_game.RATE_LIMIT_MS, lock=None, free=None):
         self.socket = socket
         self.ctx = ssl_context
         self._auth = "Bearer " + token  # the only place the token goes: Lichess's Authorization header
@@ -129,6 +139,7 @@ class BoardApi:
         self.stream_timeout_ms = stream_timeout_ms
         self.rate_limit_ms = rate_limit_ms
         self.lock = lock
+        self.free = free  # bytes free after a collection (memory.free on the board); None: room for two
         self.inbox = []  # to the main loop
         self.posts = []  # from the main loop: (what, args)
         self.streams = []
@@ -271,9 +282,9 @@ class BoardApi:
             return False
         if self.me is None:
             return self._account(now)
-        busy = self._post_one(now)
-        playing = False
         streams = self._locked(list, self.streams)  # core 0 may add one meanwhile (watch_game, seek)
+        busy = self._post_one(now, streams)  # a stream it closed for room opens again below
+        playing = False
         for s in streams:
             if s.kind == "game" and not s.finished:
                 playing = True
@@ -452,7 +463,17 @@ class BoardApi:
     def _first_post(self):
         return self.posts[0] if self.posts else None
 
-    def _post_one(self, now):
+    def _make_room(self, streams):
+        """Before a post: the game's or the event stream closed when a second connection would
+        not leave POST_ROOM (a seek's stays: closing it would cancel the seek)."""
+        if self.free is None:
+            return
+        open_streams = [s for s in streams if s.conn is not None and s.kind != "seek"]
+        if open_streams and self.free() < POST_ROOM:
+            for s in open_streams:
+                self._close(s)
+
+    def _post_one(self, now, streams=()):
         if self.post_retry_ms is not None:
             if ticks_diff(now, self.post_retry_ms) < 0:
                 return False
@@ -460,6 +481,7 @@ class BoardApi:
         first = self._locked(self._first_post)  # core 0 appends meanwhile: read it under the lock
         if first is None:
             return False
+        self._make_room(streams)
         what, args = first
         path = PATHS[what] % args[:PATHS[what].count("%s")]
         body = b""

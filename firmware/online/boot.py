@@ -10,7 +10,7 @@
 # online/ load only here, after the boot-only modules are dropped.
 import gc
 
-from memory import forget
+from memory import forget, free
 
 ROOTS_PATH = "online/roots.pem"  # Lichess's certificate roots; replaceable (docs/lichess-wifi.md)
 # The network core never gives up: a join that fails (no network, wrong password, router off), the
@@ -56,7 +56,8 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
         def sleep_ms(ms):
             time.sleep(ms / 1000)
 
-    api = BoardApi(socket, None, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms, lock=lock)
+    api = BoardApi(socket, None, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms, lock=lock,
+                  free=free)
     central.session = Session(api, central, accept="")
     central.net("connecting")
     if seek:
