@@ -18,6 +18,9 @@ from core.referee import CASUAL, PLAY, SETUP, STRICT, event_text
 # Missing FEN fields, completed as CPP apps send "placement side" (castling "KQkq" is then cut
 # down by the position to what the kings and rooks on their squares allow).
 _FEN_DEFAULTS = ("", "w", "KQkq", "-", "0", "1")
+# Events whose line says it all: core/messages.py words none of them, so it is not loaded for them
+# (4 KB a Pico W's online game, every move an event, needs for its TLS handshakes).
+_NO_PLAIN_WORDS = ("move", "undo", "clock")
 
 
 def complete_fen(text):
@@ -273,8 +276,10 @@ class BoardCommands:
         link = self.link
         text = event_text(ev)
         link.line(text)
+        if ev[0] in _NO_PLAIN_WORDS:
+            return
         # The same line in plain words for the person at the console (core/messages.py, as the
-        # simulators and the companion say it). Loaded on the first event, not at boot.
+        # simulators and the companion say it). Loaded on the first event that has some, not at boot.
         from core.messages import explain  # noqa: PLC0415
 
         plain = explain(text, link.app.referee.game.position)
