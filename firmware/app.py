@@ -45,6 +45,12 @@ CORNERS = b"\x00\x07\x38\x3f"  # a1, h1, a8, h8
 QUIET_COLLECT_MS = 1000
 COLLECT_EVENTS = 32
 COLLECT_MS = 60000
+# Beside Lichess over Wi-Fi the engine is refused up front unless this much is free as it is asked
+# for: its code and smallest arrays (about 35 KB) and what an online game takes after that (its CPP
+# link and a TLS handshake beside its stream, about 45 KB), the rest the board's margin. A Pico W
+# online has about 40 KB: there the engine would end in a MemoryError mid-game; a Pico 2 W has hundreds.
+ENGINE_BESIDE_ONLINE = 96 * 1024
+ENGINE_REFUSED = "not enough memory for the engine beside Lichess over Wi-Fi: two players (a Pico 2 W has room for both)"
 # The engine's modules: dropped again when it stops for want of memory.
 ENGINE_MODULES = ("engine.opponent", "engine.search", "engine.native", "engine.movegen", "engine.see", "engine.tables", "engine")
 
@@ -101,6 +107,7 @@ class App:
         self.host_frame = None
         self.listeners = []
         self.online = None
+        self._engine_refused = False  # ENGINE_REFUSED said
         # engine/opponent.py is loaded the first time it is wanted: a board used by two players
         # keeps the RAM its code takes.
         self.opponent = None
@@ -225,12 +232,26 @@ class App:
 
         self.console(resume_saved(self.referee, saved, self.now))
 
+    def engine_refusal(self):
+        """Why the engine cannot be had now (a sentence), or None: refused up front beside online
+        play when the heap could not hold both through a game."""
+        if self.online is None:
+            return None
+        from memory import free
+
+        return ENGINE_REFUSED if free() < ENGINE_BESIDE_ONLINE else None
+
     def engine(self):
         """The board's own engine (engine/opponent.py), made the first time it is wanted; None when
         the heap has no room for its code (the board plays on without it)."""
         if self.opponent is None:
             from memory import forget, free
 
+            if self.engine_refusal() is not None:
+                if not self._engine_refused:
+                    self._engine_refused = True
+                    self.console(ENGINE_REFUSED)  # once: the kings' gesture asks again at each event
+                return None
             free()  # collected first: its code and arrays go low in a heap in one piece
             try:
                 from engine.opponent import Opponent

@@ -194,6 +194,10 @@ def _promote(link, rest):
 
 
 def _engine(link, rest):
+    why = link.app.engine_refusal() if link.app.opponent is None else None
+    if why is not None:
+        link.err("engine: " + why)
+        return
     from link.engine_command import run  # loaded on first use
 
     opponent = link.app.engine()  # made on first use

@@ -263,6 +263,14 @@ class Model:
             yield label
 
     def _engine_game(self, moves):
+        # Online, the firmware may refuse the engine up front (app.py's engine_refusal): that
+        # sentence is then this configuration's result, as the USB command would answer it.
+        why = self.board.app.engine_refusal()
+        if why is not None:
+            self.command("engine black %d" % self.level())
+            self.refused = why
+            yield "engine refused"
+            return
         for label in self._engine_code():
             yield label
         self.command("engine black %d" % self.level())
