@@ -294,6 +294,11 @@ class App:
 
     def feature_stopped(self, text, now):
         """A feature stopped for want of memory: the console says which, the corners show it."""
+        self.notice(text, now)
+
+    def notice(self, text, now):
+        """Something beside the game needs the players' eyes (a feature stopped, a broadcast
+        behind): the console says it, the corners show the fault sign for NOTICE_MS."""
         self.notice_until = now + NOTICE_MS
         self._version = -1
         self.console(text)

@@ -31,13 +31,18 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
     from online import secrets
 
     keys = secrets.load()
+    if getattr(app.settings, "broadcast", None):
+        # A board that broadcasts its own game plays it over the board, not on Lichess: the
+        # broadcast takes the network core and its one TLS connection (online/broadcast.py).
+        from online import broadcast
+
+        return broadcast.start(app, console, keys, network, host, port, retry_ms, lost_ms, set_rtc)
     if not keys.get("ssid") or not keys.get("token"):
         console("online: not set up (USB: online wifi-ssid NAME, online wifi-password PW, online lichess-token TOKEN)")
         return None
     import _thread
     import socket
     import ssl
-    import time
 
     from online.board_api import BoardApi
     from online.central import OnlineCentral
@@ -45,62 +50,73 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
 
     central = OnlineCentral(app, console)
     lock = _thread.allocate_lock()
+    ticks_ms, sleep_ms = clock_functions()
+    api = BoardApi(socket, None, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms, lock=lock)
+    central.session = Session(api, central, accept="")
+    central.net("connecting")
+    if seek:
+        central.session.seek_when_idle(seek[0], seek[1])
+    args = (api, network, socket, ssl, keys["ssid"], keys.get("password"), set_rtc, retry_ms, lost_ms, ticks_ms, sleep_ms)
+    keys = None
+    _thread.start_new_thread(network_core, args)
+    return central
+
+
+def clock_functions():
+    """(ticks_ms, sleep_ms): MicroPython's, or the same on CPython's monotonic clock (tests)."""
+    import time
+
     try:
-        ticks_ms, sleep_ms = time.ticks_ms, time.sleep_ms
-    except AttributeError:  # CPython (tests): the same clock in ms
+        return time.ticks_ms, time.sleep_ms
+    except AttributeError:
         def ticks_ms():
             return int(time.monotonic() * 1000)
 
         def sleep_ms(ms):
             time.sleep(ms / 1000)
 
-    api = BoardApi(socket, None, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms, lock=lock)
-    central.session = Session(api, central, accept="")
-    central.net("connecting")
-    if seek:
-        central.session.seek_when_idle(seek[0], seek[1])
-    ssid, password = keys["ssid"], keys.get("password")
-    keys = None
+        return ticks_ms, sleep_ms
 
-    def network_core():
-        from online import https, sntp, wifi
 
-        clock_set = set_rtc is None
-        failures = 0
-        while not api.stopped:
-            if failures:
-                sleep_ms(retry_ms[min(failures - 1, len(retry_ms) - 1)])
-                if api.stopped:
-                    break
-            try:
-                wlan, state = wifi.join(network, ssid, password, ticks_ms, sleep_ms)
-                api.note("wifi", state)
-                if state != wifi.CONNECTED:
+def network_core(api, network, socket, ssl, ssid, password, set_rtc, retry_ms, lost_ms, ticks_ms, sleep_ms):
+    """The second core's whole life: join the Wi-Fi, set the clock, load the roots, then api.run()
+    until the Wi-Fi is lost (joined again) or api.stop(). api: the Board API client or the
+    broadcast's pusher (online/broadcast.py); both have stopped, ctx, wifi_up, note() and run()."""
+    from online import https, sntp, wifi
+
+    clock_set = set_rtc is None
+    failures = 0
+    while not api.stopped:
+        if failures:
+            sleep_ms(retry_ms[min(failures - 1, len(retry_ms) - 1)])
+            if api.stopped:
+                break
+        try:
+            wlan, state = wifi.join(network, ssid, password, ticks_ms, sleep_ms)
+            api.note("wifi", state)
+            if state != wifi.CONNECTED:
+                failures += 1
+                continue
+            if not clock_set:
+                if sntp.set_clock(socket, set_rtc) is None:
+                    api.note("tls", "no network time (SNTP) yet: certificates cannot be checked; trying again")
                     failures += 1
                     continue
-                if not clock_set:
-                    if sntp.set_clock(socket, set_rtc) is None:
-                        api.note("tls", "no network time (SNTP) yet: certificates cannot be checked; trying again")
-                        failures += 1
-                        continue
-                    clock_set = True
-                if api.ctx is None:
-                    try:
-                        with open(ROOTS_PATH, "rb") as f:
-                            api.ctx = https.context(ssl, f.read())
-                    except (OSError, ValueError) as e:
-                        api.note("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e))
-                        failures += 1
-                        continue
-                failures = 0
-                gc.collect()
-                api.wifi_up = wlan.isconnected
-                if api.run(lost_ms):
-                    api.note("wifi", "lost")  # joined again from the top of the loop
-                    wlan.disconnect()
-            except Exception as e:  # noqa: BLE001 - the network core carries on whatever broke
-                api.note("wifi", "error (%s), trying again" % type(e).__name__)
-                failures += 1
-
-    _thread.start_new_thread(network_core, ())
-    return central
+                clock_set = True
+            if api.ctx is None:
+                try:
+                    with open(ROOTS_PATH, "rb") as f:
+                        api.ctx = https.context(ssl, f.read())
+                except (OSError, ValueError) as e:
+                    api.note("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e))
+                    failures += 1
+                    continue
+            failures = 0
+            gc.collect()
+            api.wifi_up = wlan.isconnected
+            if api.run(lost_ms):
+                api.note("wifi", "lost")  # joined again from the top of the loop
+                wlan.disconnect()
+        except Exception as e:  # noqa: BLE001 - the network core carries on whatever broke
+            api.note("wifi", "error (%s), trying again" % type(e).__name__)
+            failures += 1

@@ -4,7 +4,10 @@
 # (tools/flash.py) neither copies nor deletes it. Only online/ reads it, to join the network and to
 # put the token in the Authorization header of requests to Lichess.
 #
-# The file: one "key value" a line (ssid, password, token); a value is the rest of its line.
+# The broadcast token (`online broadcast-token TOKEN`, scope study:write: docs/broadcast.md) is kept
+# the same way, as `broadcast`: a separate token, so the one a board plays with cannot write studies.
+#
+# The file: one "key value" a line (ssid, password, token, broadcast); a value is the rest of its line.
 # Written whole to PATH.tmp then renamed over PATH, as the saved game's whole record is
 # (store_write.py), so a power cut leaves the old secrets or the new ones. A board's flash is not
 # encrypted: whoever holds the board can read the file with a debugger; a token with only the
@@ -12,7 +15,7 @@
 import os
 
 from online import SECRETS_PATH
-KEYS = ("ssid", "password", "token")
+KEYS = ("ssid", "password", "token", "broadcast")
 
 
 def _read(path):
@@ -37,7 +40,8 @@ def load(path=SECRETS_PATH):
 def status(path=SECRETS_PATH):
     """What `status` may say: for each key, whether it is set; never a value."""
     have = _read(path)
-    return {"wifi": bool(have.get("ssid")), "token": bool(have.get("token"))}
+    return {"wifi": bool(have.get("ssid")), "token": bool(have.get("token")),
+            "broadcast": bool(have.get("broadcast"))}
 
 
 def update(path=SECRETS_PATH, **values):
