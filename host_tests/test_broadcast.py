@@ -1,7 +1,7 @@
 # The board pushing its own game to a Lichess broadcast round (firmware/online/broadcast.py) against
 # the fake push API over real TLS (helpers/fake_broadcast.py, a CA made here): the firmware's App on
 # the virtual reed matrix, hands making the moves, the network core on a thread joining the
-# project's stand-in Wi-Fi (tools/shims/network.py) as online/boot.py's network_core does on a Pico W.
+# project's stand-in Wi-Fi (tools/shims/network.py) as online/boot.py's NetworkCore does on a Pico W.
 # Lichess's minute after a 429 is 1.5 s here (the board's and the fake's alike), so that a test
 # waits for it without taking a minute; the default is checked to be the minute.
 import json
@@ -28,7 +28,7 @@ from core.signals import FAULT  # noqa: E402
 from hardware.fake import VirtualReedMatrix  # noqa: E402
 from hardware.leds import TextLeds  # noqa: E402
 from hardware.matrix import MatrixScanner  # noqa: E402
-from online import boot, broadcast, https  # noqa: E402
+from online import board_api, broadcast, https  # noqa: E402
 
 TOKEN = "lip_broadcast_token_never_printed"
 NO_SCOPE = "lip_board_play_only"
@@ -290,7 +290,7 @@ def test_a_power_cut_resumes_the_broadcast_where_it_was(rig, tmp_path):
 
 def test_the_defaults_are_lichess_own():
     assert broadcast.RATE_LIMIT_MS == 60000
-    assert boot.network_core is not None
+    assert broadcast.LOST == board_api.LOST
     settings = config.Settings()
     tags = dict(broadcast.tags(settings, None, None))
     assert tags["White"] == "White, board 1" and tags["Black"] == "Black, board 1"  # never one character

@@ -1,7 +1,7 @@
 # Lichess's Board API from the board itself: the event stream, one game stream, a seek, and the posts
 # (moves, draw, resign, abort, claim, chat, challenges), over online/https.py.
 #
-# Where it runs: on the RP2040's second core (online/play.py starts run() with _thread), never in
+# Where it runs: on the RP2040's second core (online/boot.py starts it with _thread), never in
 # the scan loop. A TLS handshake is seconds of big-number arithmetic that mbedTLS cannot be
 # interrupted in, and a Lichess stream may need one at any moment (a reconnect), so slicing it
 # into the 4 ms scan would still block for the whole handshake, and "only while the board is
@@ -11,10 +11,12 @@
 #
 # One core, several connections: each open stream is read in turn without waiting (non-blocking
 # sockets), and the core pauses IDLE_MS when none had anything; a move goes out at the next turn.
-# At most two TLS connections are open at once (each holds mbedTLS's record buffers and the
-# certificate chain, tens of kB): during a game the game stream and the connection the posts reuse
-# (keep-alive); the event stream is read only while no game is being played (the game stream says
-# everything a game needs), and a seek replaces it.
+# At most two TLS connections are open at once (each holds mbedTLS's buffers, 24 KB on the Pico W,
+# its 16 KB input buffer in one piece: docs/memory.md): during a game its stream, and a post's own
+# connection for as long as the post takes (opened for it, closed once answered); the event stream
+# is read only while no game is being played (the game stream says everything a game needs); a
+# seek's stream beside it. A finished stream is closed before any other is opened, and each
+# connection is opened after a collection (online/https.py), while the 16 KB block is to be had.
 #
 # Streams: NDJSON, one JSON object a line, a blank keep-alive line about every 7 s (10 s on a
 # seek). A stream silent for stream_timeout_ms is stalled: closed and opened again; so is one the
@@ -43,6 +45,7 @@ from online.https import Connection, HttpError, TlsRefused
 IDLE_MS = 20  # the network core's pause when no stream had data and nothing was to send
 RECONNECT_MS = (500, 1000, 2000, 5000, 10000)
 STREAM_TIMEOUT_MS = 20000  # Lichess's keep-alive is every 7 s: three missed means stalled
+LOST = -1  # turn(): the Wi-Fi has been down too long
 _NOTHING = ()  # take() when nothing happened: the same empty tuple every time, nothing allocated
 
 # MicroPython's ticks_ms wraps at 2**30 ms (12.4 days on the Pico): times on this core are compared
@@ -131,7 +134,6 @@ class BoardApi:
         self.streams = []
         self.gen = 0
         self.events_wanted = True
-        self.post_conn = None
         self.wait_until = None  # 429: no request before this ms
         self.post_retry_ms = None  # as _Stream.retry_ms: cleared once passed, so no stale time
         self.post_attempt = 0
@@ -141,6 +143,8 @@ class BoardApi:
         self.me = None
         self.account_retry_ms = None
         self.account_attempt = 0
+        self._errors = 0  # unexpected errors in a row (turn()): the back-off grows with them
+        self._down_since = None  # ms when the Wi-Fi was first seen down (turn())
 
     def __repr__(self):
         return "<BoardApi %s>" % self.host  # never the token
@@ -196,36 +200,42 @@ class BoardApi:
         """Something for the main loop from elsewhere on the network core (boot.py: the Wi-Fi)."""
         self._tell(*item)
 
+    def turn(self, lost_after_ms=None):
+        """One turn of the second core's loop: the ms to pause before the next (0: at once), or
+        LOST once the Wi-Fi has been down lost_after_ms (every connection closed, for
+        online/boot.py to join again). An error no request expects (a bug, MemoryError from a long
+        answer, a socket the stack cannot make) is told to the main loop as the connection lost,
+        every connection is closed, and the next turn comes after a back-off: nothing on this core
+        may end it but stop() or the Wi-Fi."""
+        if lost_after_ms is not None:
+            if self.wifi_up():
+                self._down_since = None
+            else:
+                now = self.ticks_ms()
+                if self._down_since is None:
+                    self._down_since = now
+                elif ticks_diff(now, self._down_since) >= lost_after_ms:
+                    self._down_since = None
+                    self.close_all()
+                    return LOST
+        try:
+            busy = self.step()
+            self._errors = 0
+        except Exception as e:  # noqa: BLE001 - the network core must not die of it
+            self.recover(e, self._errors)
+            self._errors += 1
+            return RECONNECT_MS[min(self._errors - 1, len(RECONNECT_MS) - 1)] + IDLE_MS
+        return 0 if busy else IDLE_MS
+
     def run(self, lost_after_ms=None):
-        """The second core's loop, until stop() (returns False), or, with lost_after_ms, until the
-        Wi-Fi has been down that long (returns True: every connection closed, for online/boot.py
-        to join again). An error no request expects (a bug, MemoryError from a long answer, a
-        socket the stack cannot make) is told to the main loop as the connection lost, every
-        connection is closed, and the loop carries on after a back-off: nothing on this core may
-        end it but stop() or the Wi-Fi."""
-        errors = 0
-        down_since = None
+        """The second core's loop (turn() after turn()), until stop() (returns False), or, with
+        lost_after_ms, until the Wi-Fi has been down that long (returns True)."""
         while not self.stopped:
-            if lost_after_ms is not None:
-                if self.wifi_up():
-                    down_since = None
-                else:
-                    now = self.ticks_ms()
-                    if down_since is None:
-                        down_since = now
-                    elif ticks_diff(now, down_since) >= lost_after_ms:
-                        self.close_all()
-                        return True
-            try:
-                busy = self.step()
-                errors = 0
-            except Exception as e:  # noqa: BLE001 - the network core must not die of it
-                self.recover(e, errors)
-                errors += 1
-                busy = False
-                self.sleep_ms(RECONNECT_MS[min(errors - 1, len(RECONNECT_MS) - 1)])
-            if not busy:
-                self.sleep_ms(IDLE_MS)
+            pause = self.turn(lost_after_ms)
+            if pause == LOST:
+                return True
+            if pause:
+                self.sleep_ms(pause)
         self.close_all()
         return False
 
@@ -236,12 +246,6 @@ class BoardApi:
                 self._close(s)
             except Exception:  # noqa: BLE001 - closing what is already broken
                 pass
-        if self.post_conn is not None:
-            try:
-                self.post_conn.close()
-            except Exception:  # noqa: BLE001
-                pass
-            self.post_conn = None
 
     def recover(self, e, errors=0):
         """After an unexpected error in step(): close every connection (each is opened again,
@@ -275,8 +279,12 @@ class BoardApi:
                 playing = True
         for s in streams:
             if s.finished:
+                # Closed before any stream is opened: the game's stream goes before the event
+                # stream comes back, so no more than two connections are ever open.
                 self._close(s)
                 self._locked(self.streams.remove, s)
+        for s in streams:
+            if s.finished:
                 continue
             if s.kind == "events" and playing:
                 self._close(s)  # a game in progress: its stream says all; the RAM goes to it
@@ -292,8 +300,8 @@ class BoardApi:
         s.conn = s.resp = None
         s.line = b""
 
-    def _headers(self, form=False):
-        h = {"Authorization": self._auth, "Accept": "application/x-ndjson", "Connection": "keep-alive"}
+    def _headers(self, form=False, keep=True):
+        h = {"Authorization": self._auth, "Accept": "application/x-ndjson", "Connection": "keep-alive" if keep else "close"}
         if form:
             h["Content-Type"] = "application/x-www-form-urlencoded"
         return h
@@ -457,22 +465,21 @@ class BoardApi:
         body = b""
         if what == "post_message":
             body = _form((("room", "player"), ("text", args[1])))
-        if self.post_conn is None or self.post_conn.closed:
-            if self.post_conn is not None:
-                self.post_conn.close()
-            self.post_conn = Connection(self.socket, self.ctx, self.host, self.port)
+        # Each post on a connection of its own, closed once answered: a connection kept alive for
+        # the next move would hold mbedTLS's 24 KB for the whole game beside the game's stream.
+        conn = Connection(self.socket, self.ctx, self.host, self.port)
         try:
-            resp = self.post_conn.request("POST", path, self._headers(form=True), body)
+            resp = conn.request("POST", path, self._headers(form=True, keep=False), body)
             answer = resp.read_all()
         except HttpError as e:
-            self.post_conn.close()
-            self.post_conn = None
+            conn.close()
             if self._refuse(e):
                 return True
             self._tell("retry", what, str(e))
             self.post_retry_ms = ticks_add(now, RECONNECT_MS[min(self.post_attempt, len(RECONNECT_MS) - 1)])
             self.post_attempt += 1
             return True
+        conn.close()
         self.post_attempt = 0
         if self._status(resp.status, answer):
             return True  # 429: the same post goes after the minute

@@ -10,6 +10,8 @@
 # online/ load only here, after the boot-only modules are dropped.
 import gc
 
+from memory import forget
+
 ROOTS_PATH = "online/roots.pem"  # Lichess's certificate roots; replaceable (docs/lichess-wifi.md)
 # The network core never gives up: a join that fails (no network, wrong password, router off), the
 # network time or the roots not to be had, are tried again after these pauses (ms), the last one
@@ -56,9 +58,12 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
     central.net("connecting")
     if seek:
         central.session.seek_when_idle(seek[0], seek[1])
-    args = (api, network, socket, ssl, keys["ssid"], keys.get("password"), set_rtc, retry_ms, lost_ms, ticks_ms, sleep_ms)
+    core = NetworkCore(api, network, socket, ssl, keys["ssid"], keys.get("password"), ticks_ms, sleep_ms,
+                       retry_ms, lost_ms, set_rtc)
     keys = None
-    _thread.start_new_thread(network_core, args)
+    forget(("online.secrets",))  # read once; `online` over USB loads it again
+    gc.collect()
+    _thread.start_new_thread(run, (core,))
     return central
 
 
@@ -78,45 +83,98 @@ def clock_functions():
         return ticks_ms, sleep_ms
 
 
-def network_core(api, network, socket, ssl, ssid, password, set_rtc, retry_ms, lost_ms, ticks_ms, sleep_ms):
-    """The second core's whole life: join the Wi-Fi, set the clock, load the roots, then api.run()
-    until the Wi-Fi is lost (joined again) or api.stop(). api: the Board API client or the
-    broadcast's pusher (online/broadcast.py); both have stopped, ctx, wifi_up, note() and run()."""
-    from online import https, sntp, wifi
+def run(core):
+    """The second core's whole life (the thread's function): its turns until stop()."""
+    core.run()
 
-    clock_set = set_rtc is None
-    failures = 0
-    while not api.stopped:
-        if failures:
-            sleep_ms(retry_ms[min(failures - 1, len(retry_ms) - 1)])
-            if api.stopped:
-                break
+
+class NetworkCore:
+    """What the second core does, one turn at a time: join the Wi-Fi, set the clock by SNTP, load
+    the roots, then the Board API's turns; any of them failed is tried again after a pause. turn()
+    never waits; run() waits between turns (tools/memory/ steps turn() itself). api: the Board API
+    client, or a broadcast's pusher (online/broadcast.py); both have stopped, ctx, wifi_up, note(),
+    turn(lost_ms) and close_all()."""
+
+    def __init__(self, api, network, socket, ssl, ssid, password, ticks_ms, sleep_ms, retry_ms, lost_ms, set_rtc):
+        self.api = api
+        self.network = network
+        self.socket = socket
+        self.ssl = ssl
+        self.ssid = ssid
+        self.password = password
+        self.ticks_ms = ticks_ms
+        self.sleep_ms = sleep_ms
+        self.retry_ms = retry_ms
+        self.lost_ms = lost_ms
+        self.set_rtc = set_rtc
+        self.clock_set = set_rtc is None
+        self.wlan = None  # joined: the station interface
+        self.failures = 0
+
+    def run(self):
+        api = self.api
+        while not api.stopped:
+            pause = self.turn()
+            if pause and not api.stopped:
+                self.sleep_ms(pause)
+        api.close_all()
+
+    def turn(self):
+        """One piece of the network core's work; returns the ms to pause before the next."""
+        api = self.api
         try:
-            wlan, state = wifi.join(network, ssid, password, ticks_ms, sleep_ms)
-            api.note("wifi", state)
-            if state != wifi.CONNECTED:
-                failures += 1
-                continue
-            if not clock_set:
-                if sntp.set_clock(socket, set_rtc) is None:
-                    api.note("tls", "no network time (SNTP) yet: certificates cannot be checked; trying again")
-                    failures += 1
-                    continue
-                clock_set = True
-            if api.ctx is None:
-                try:
-                    with open(ROOTS_PATH, "rb") as f:
-                        api.ctx = https.context(ssl, f.read())
-                except (OSError, ValueError) as e:
-                    api.note("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e))
-                    failures += 1
-                    continue
-            failures = 0
-            gc.collect()
-            api.wifi_up = wlan.isconnected
-            if api.run(lost_ms):
-                api.note("wifi", "lost")  # joined again from the top of the loop
-                wlan.disconnect()
+            if self.wlan is None:
+                return self._join()
+            pause = api.turn(self.lost_ms)
+            if pause < 0:  # board_api.LOST: the Wi-Fi down too long
+                api.note("wifi", "lost")  # joined again at the next turn
+                self.wlan.disconnect()
+                self.wlan = None
+                return 0
+            return pause
         except Exception as e:  # noqa: BLE001 - the network core carries on whatever broke
             api.note("wifi", "error (%s), trying again" % type(e).__name__)
-            failures += 1
+            return self._failed()
+
+    def _failed(self):
+        self.failures += 1
+        self.wlan = None
+        return self.retry_ms[min(self.failures - 1, len(self.retry_ms) - 1)]
+
+    def _join(self):
+        """Join, set the clock, load the roots: each module only for as long as it is used (a
+        rejoin loads them again), so a game's heap does not carry them."""
+        api = self.api
+        from online import wifi
+
+        wlan, state = wifi.join(self.network, self.ssid, self.password, self.ticks_ms, self.sleep_ms)
+        connected = state == wifi.CONNECTED
+        wifi = None
+        forget(("online.wifi",))
+        api.note("wifi", state)
+        if not connected:
+            return self._failed()
+        if not self.clock_set:
+            from online import sntp
+
+            unix = sntp.set_clock(self.socket, self.set_rtc)
+            sntp = None
+            forget(("online.sntp",))
+            if unix is None:
+                api.note("tls", "no network time (SNTP) yet: certificates cannot be checked; trying again")
+                return self._failed()
+            self.clock_set = True
+        if api.ctx is None:
+            from online import https
+
+            try:
+                with open(ROOTS_PATH, "rb") as f:
+                    api.ctx = https.context(self.ssl, f.read())
+            except (OSError, ValueError) as e:
+                api.note("tls", "the roots file %s cannot be used (%s)" % (ROOTS_PATH, e))
+                return self._failed()
+        self.failures = 0
+        api.wifi_up = wlan.isconnected
+        self.wlan = wlan
+        gc.collect()
+        return 0

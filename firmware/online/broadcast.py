@@ -8,7 +8,7 @@
 # Two halves, as the Lichess game (online/board_api.py, online/central.py):
 # - Broadcast, polled from the scan loop (loop.py's feature edge): it keeps core/pgn_writer.py's
 #   text up to the referee's game, and says on the console and the LEDs when the round is behind;
-# - Pusher, on the second core (online/boot.py's network_core joins the Wi-Fi and calls run()):
+# - Pusher, on the second core (online/boot.py's NetworkCore joins the Wi-Fi and calls turn()):
 #   one request at a time on one TLS connection (kept alive), sending the text as it stands when
 #   the request goes: moves made while a push is under way, or while the network is gone, go with
 #   the next one. Lichess's rules: after HTTP 429 nothing for a full minute; a 5xx or a network
@@ -34,6 +34,7 @@ BEHIND_REPEAT_MS = 30000
 USER_AGENT = "electronic-chessboard-firmware/1 (broadcast; MicroPython)"
 PATH = "/api/broadcast/round/%s/push"
 _NOTHING = ()
+LOST = -1  # turn(): the Wi-Fi has been down too long (online/board_api.py's LOST)
 
 _TICKS_MASK = (1 << 30) - 1
 _TICKS_HALF = 1 << 29
@@ -44,7 +45,7 @@ def _diff(a, b):
 
 
 class Pusher:
-    """The network core's half. socket: the module; ssl_context: set by network_core when the
+    """The network core's half. socket: the module; ssl_context: set by boot.py's NetworkCore when the
     roots are loaded (or given by a test); lock: _thread's lock guarding the PGN text."""
 
     def __init__(self, socket, ssl_context, token, round_id, lock, news_lock, host="lichess.org", port=443,
@@ -72,6 +73,7 @@ class Pusher:
         self.wait_until = None  # no request before this (ms on the wrapping clock)
         self.paused = False  # the wait is Lichess's minute after a 429 (else a failure's back-off)
         self.attempt = 0
+        self._down_since = None  # ms when the Wi-Fi was first seen down (turn())
         self.stopped = False
         self.dead = None  # why nothing more is pushed
         self.pushes = 0  # requests answered 200 (the console's and the tests' count)
@@ -97,30 +99,33 @@ class Pusher:
 
     # ------------------------------------------------------------------ on the second core
 
-    def run(self, lost_after_ms=None):
-        """Until stop() (returns False) or the Wi-Fi down lost_after_ms (True: join again)."""
-        down_since = None
-        while not self.stopped:
-            if lost_after_ms is not None:
-                if self.wifi_up():
-                    down_since = None
-                else:
-                    now = self.ticks_ms()
-                    if down_since is None:
-                        down_since = now
-                    elif _diff(now, down_since) >= lost_after_ms:
-                        self._close()
-                        return True
-            try:
-                busy = self.step()
-            except Exception as e:  # noqa: BLE001 - the network core must not die of it
-                self._close()
-                self._retry("%s: %s" % (type(e).__name__, str(e)[:80]))
-                busy = False
-            if not busy:
-                self.sleep_ms(IDLE_MS)
+    def turn(self, lost_after_ms=None):
+        """One turn of the network core (online/boot.py's NetworkCore): the ms to pause before the
+        next (0: at once), or LOST once the Wi-Fi has been down lost_after_ms (the connection
+        closed, for the core to join again). An error no push expects (a bug, a socket the stack
+        cannot make) closes the connection and backs off: only stop() or the Wi-Fi ends this."""
+        if lost_after_ms is not None:
+            if self.wifi_up():
+                self._down_since = None
+            else:
+                now = self.ticks_ms()
+                if self._down_since is None:
+                    self._down_since = now
+                elif _diff(now, self._down_since) >= lost_after_ms:
+                    self._down_since = None
+                    self.close_all()
+                    return LOST
+        try:
+            busy = self.step()
+        except Exception as e:  # noqa: BLE001 - the network core must not die of it
+            self.close_all()
+            self._retry("%s: %s" % (type(e).__name__, str(e)[:80]))
+            busy = False
+        return 0 if busy else IDLE_MS
+
+    def close_all(self):
+        """The one connection closed; the next push opens another."""
         self._close()
-        return False
 
     def step(self):
         """One push if the round lacks something and it may be sent now; whether one was made."""
@@ -380,9 +385,11 @@ def start(app, console, keys, network, host="lichess.org", port=443, retry_ms=No
                 "online broadcast-token TOKEN with the study:write scope)")
         return None
     import _thread
+    import gc
     import socket
     import ssl
 
+    from memory import forget
     from online import boot
 
     ticks_ms, sleep_ms = boot.clock_functions()
@@ -393,8 +400,10 @@ def start(app, console, keys, network, host="lichess.org", port=443, retry_ms=No
     console("broadcast: to round %s as board %d (%s - %s)" % (
         round_id, app.settings.broadcast_board, app.settings.broadcast_white or "White",
         app.settings.broadcast_black or "Black"))
-    args = (pusher, network, socket, ssl, keys["ssid"], keys.get("password"), set_rtc,
-            retry_ms or boot.JOIN_RETRY_MS, lost_ms or boot.WIFI_LOST_MS, ticks_ms, sleep_ms)
+    core = boot.NetworkCore(pusher, network, socket, ssl, keys["ssid"], keys.get("password"), ticks_ms, sleep_ms,
+                            retry_ms or boot.JOIN_RETRY_MS, lost_ms or boot.WIFI_LOST_MS, set_rtc)
     keys = None
-    _thread.start_new_thread(boot.network_core, args)
+    forget(("online.secrets",))  # read once; `online` over USB loads it again
+    gc.collect()
+    _thread.start_new_thread(boot.run, (core,))
     return broadcast
