@@ -168,6 +168,28 @@ def test_the_result_by_the_kings_sign_and_a_flag_fall(rig):
     assert b.app.referee.game.result == "0-1"
 
 
+def test_a_resignation_by_the_kings_sign_goes_to_the_round_and_nothing_after_it(rig):
+    server, make = rig
+    b = make(white="Kings Sign", black="Resigns Not")
+    for uci in ("g1f3", "b8c6"):
+        b.play(uci)
+    # both kings on the light centre squares (d5, e4): 1-0 (core/results.py, DGT's convention)
+    for sq, place in (("e1", False), ("d5", True), ("e8", False), ("e4", True)):
+        (b.vm.place if place else b.vm.lift)(parse_square(sq))
+        b.run(100)
+    b.run(1000)
+    assert b.app.referee.game.result == "1-0", b.said[-5:]
+    b.until(lambda: server.game(ROUND, White="Kings Sign") is not None
+            and server.game(ROUND, White="Kings Sign").result == "1-0")
+    g = server.game(ROUND, White="Kings Sign")
+    assert g.moves == ["Nf3", "Nc6"]  # the kings' walk to the centre is a sign, not a move
+    assert g.tags["Result"] == "1-0"
+    b.until(lambda: b.bc.finished)
+    pushes = len(server.requests)
+    b.run(1000)
+    assert len(server.requests) == pushes  # the result is the last push of the game
+
+
 def test_a_429_waits_the_whole_pause_and_moves_made_meanwhile_go_with_the_next_push(rig):
     server, make = rig
     b = make()
@@ -219,8 +241,13 @@ def test_the_network_lost_mid_game_then_caught_up(rig):
         b.play(uci)
     b.until(lambda: any("wifi lost" in s for s in b.said))  # the board's lost_ms, 1 s here, in real time
     assert len(server.game(ROUND, White="Ada Lovelace").moves) == 1
+    # BEHIND_MS after the first move the round lacks: the console and the corners say so
+    b.until(lambda: any("the round is behind, 3 moves not on it yet" in s for s in b.said))
+    b.run(100)
+    assert b.corners_lit > 0  # the four corners lit the fault sign
     network.set_link(True)
     b.until(lambda: len(server.game(ROUND, White="Ada Lovelace").moves) == 4, limit_s=20)
+    b.until(lambda: any("caught up, the round has all 4 moves" in s for s in b.said))
     assert any("wifi lost" in s for s in b.said), b.said
     assert server.game(ROUND, White="Ada Lovelace").clocks[3] is not None
 
@@ -277,15 +304,27 @@ def test_a_power_cut_resumes_the_broadcast_where_it_was(rig, tmp_path):
         b.play(uci)
     b.until(lambda: server.game(ROUND, White="Ada Lovelace") is not None
             and len(server.game(ROUND, White="Ada Lovelace").moves) == 4)
+    network.set_link(False)  # the router goes first: two moves the round never had
+    for uci in GAME[4:6]:
+        b.play(uci)
     b.app.save()
-    b.stop()  # the power goes
+    b.stop()  # then the power
+    assert len(server.game(ROUND, White="Ada Lovelace").moves) == 4
+    network.set_link(True)
     b2 = make(store=GameStore("game.sav", flash), vm=b.vm)  # the same pieces on the same squares
-    assert b2.app.referee.game.ply() == 4
-    b2.play("f1b5")
-    b2.until(lambda: len(server.game(ROUND, White="Ada Lovelace").moves) == 5)
+    assert b2.app.referee.game.ply() == 6
+    # the board pushes the saved game as soon as it is online again, before anyone moves
+    b2.until(lambda: len(server.game(ROUND, White="Ada Lovelace").moves) == 6)
+    b2.play(GAME[6])
+    b2.until(lambda: len(server.game(ROUND, White="Ada Lovelace").moves) == 7)
     g = server.game(ROUND, White="Ada Lovelace")
-    assert g.moves[-1] == "Bb5" and g.clocks[0] == 180 and g.clocks[4] is not None
-    assert len(server.games(ROUND)) == 1
+    assert g.moves == ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6"]
+    # The clocks: the round keeps those it had; the two moves it never had before the cut go
+    # without one (the saved game keeps the clock's state, not each move's time: docs/broadcast.md),
+    # and every move from the power-up on has its own again.
+    assert g.clocks[0] == 180 and None not in g.clocks[:4] and g.clocks[6] is not None, g.clocks
+    assert g.clocks[4:6] == [None, None]
+    assert len(server.games(ROUND)) == 1  # the same board, not a second game
 
 
 def test_the_defaults_are_lichess_own():
