@@ -336,3 +336,32 @@ def test_the_defaults_are_lichess_own():
     with pytest.raises(ValueError) as e:
         config.from_json(json.dumps({"broadcast": "https://lichess.org/broadcast/x/y"}))
     assert "8 letters and digits" in str(e.value)
+
+
+def test_the_usb_commands_set_the_round_token_and_tags_checked_and_never_read_back(tmp_path, monkeypatch):
+    from test_link import Rig
+
+    monkeypatch.chdir(tmp_path)  # board.json and online.secret live in the board's root
+    rig = Rig()
+    assert rig.ask("online broadcast-token " + TOKEN) == ["ok broadcast-token set"]
+    assert rig.ask("online broadcast Rnd00001") == ["ok broadcast Rnd00001 (from the next power-up)"]
+    assert rig.ask("online broadcast-white Ada Lovelace") == ["ok broadcast-white Ada Lovelace"]
+    assert rig.ask("online broadcast-board 12") == ["ok broadcast-board 12"]
+    assert rig.ask("online broadcast-round 3.1") == ["ok broadcast-round 3.1"]
+    state = rig.ask("online broadcast")
+    assert state == ['broadcast round=none next_power_up=Rnd00001 board=12 white="Ada Lovelace" black="Black, board 12" '
+                     'round_tag="3.1" token=set']
+    # wrong values: a clear sentence, and board.json as it was
+    saved = (tmp_path / "board.json").read_text()
+    bad = rig.ask("online broadcast https://lichess.org/broadcast/club/round-1/Rnd00001")
+    assert bad[0].startswith("err online broadcast: not saved:") and "8 letters and digits" in bad[0]
+    assert rig.ask("online broadcast-board twelve")[0].startswith("err online broadcast-board N")
+    assert rig.ask("online broadcast-black X")[0].startswith("err online broadcast-black: not saved:")
+    assert (tmp_path / "board.json").read_text() == saved
+    settings = config.from_json(saved)  # what the next power-up reads
+    assert (settings.broadcast, settings.broadcast_white, settings.broadcast_board) == ("Rnd00001", "Ada Lovelace", 12)
+    assert rig.ask("online broadcast-white -") == ["ok broadcast-white cleared"]
+    assert TOKEN not in "\n".join(str(x) for x in rig.out) + (tmp_path / "board.json").read_text()
+    from online import secrets
+
+    assert secrets.load()["broadcast"] == TOKEN

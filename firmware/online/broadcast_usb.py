@@ -44,7 +44,7 @@ def command(link, what, value, path=SETTINGS_PATH):
         link.line("ok broadcast-token %s" % ("cleared" if cleared else "set"))  # never the value
         return
     if key == "broadcast" and not value:
-        link.line(state_line(link.app))
+        link.line(state_line(link.app, path))
         return
     if value == CLEAR:
         setting = DEFAULTS.get(key)
@@ -66,12 +66,21 @@ def command(link, what, value, path=SETTINGS_PATH):
                               " (from the next power-up)" if key == "broadcast" else ""))
 
 
-def state_line(app):
+def state_line(app, path=SETTINGS_PATH):
+    """The round pushed to now, and the one board.json names for the next power-up when another."""
     s = app.settings
     from online import secrets
 
-    line = "broadcast round=%s board=%d white=%s black=%s round_tag=%s token=%s" % (
-        s.broadcast or "none", s.broadcast_board, json.dumps(s.broadcast_white or "White, board %d" % s.broadcast_board),
+    line = "broadcast round=%s" % (s.broadcast or "none")
+    try:
+        with open(path) as f:
+            saved = json.load(f).get("broadcast")
+    except (OSError, ValueError, AttributeError):
+        saved = s.broadcast
+    if saved != s.broadcast:
+        line += " next_power_up=%s" % (saved or "none")
+    line += " board=%d white=%s black=%s round_tag=%s token=%s" % (
+        s.broadcast_board, json.dumps(s.broadcast_white or "White, board %d" % s.broadcast_board),
         json.dumps(s.broadcast_black or "Black, board %d" % s.broadcast_board), json.dumps(s.broadcast_round),
         "set" if secrets.status()["broadcast"] else "unset")
     online = getattr(app, "online", None)
