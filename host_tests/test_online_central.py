@@ -363,3 +363,69 @@ def test_new_game_forgets_the_game_befores_promotion_and_draw_offer():
     o.central.partial = "mov"
     o.central.new_game({"fen": "startpos", "white": True})
     assert o.central.promotion is None and not o.central.draw_shown and o.central.partial == ""
+
+
+def test_values_no_network_or_lichess_would_take_are_refused_with_the_reason(tmp_path, monkeypatch):
+    # Issue 29 item 10: a 40-byte SSID, a tab-only or 3-character WPA password, a token with a
+    # space were all "ok ... set". Each is refused now, says why, and loses what was stored.
+    monkeypatch.chdir(tmp_path)
+    rig = Rig()
+    good = ["online wifi-ssid " + "n" * 32, "online wifi-password " + "p" * 63, "online lichess-token lip_AbC123"]
+    assert [rig.ask(line)[0] for line in good] == ["ok wifi-ssid set", "ok wifi-password set", "ok lichess-token set"]
+    from online import secrets
+
+    stored = secrets.load()
+    refused = {
+        "online wifi-ssid " + "n" * 40: "err a Wi-Fi network's name (SSID) is at most 32 bytes (802.11): this one is 40 bytes in UTF-8",
+        "online wifi-password \t": "err a Wi-Fi password of only spaces or tabs cannot be right: for an open network clear it"
+                                   " (online wifi-password -)",
+        "online wifi-password " + " " * 9: "err a Wi-Fi password of only spaces or tabs cannot be right: for an open network clear it"
+                                          " (online wifi-password -)",
+        "online wifi-password abc": "err a WPA Wi-Fi password is 8 to 63 characters (or the key as 64 hex digits): this one has 3",
+        "online wifi-password " + "p" * 64: "err a WPA Wi-Fi password is 8 to 63 characters (or the key as 64 hex digits): this one has 64",
+        "online wifi-password pass\tword": "err a WPA Wi-Fi password is printable ASCII (letters, digits, punctuation, spaces):"
+                                           " this one has a tab at character 5",
+        "online lichess-token lip_AbC 123": "err a Lichess token is one word of printable ASCII, as Lichess shows it (lip_...):"
+                                            " this one has a space at character 8",
+        "online lichess-token lip_AbC\t123": "err a Lichess token is one word of printable ASCII, as Lichess shows it (lip_...):"
+                                             " this one has a tab at character 8",
+    }
+    for line, answer in refused.items():
+        assert rig.ask(line) == [answer], line
+        assert secrets.load() == stored, line  # nothing lost, nothing half-written
+    # 64 hex digits are the key itself (a raw PSK): taken; and `-` still clears (an open network).
+    assert rig.ask("online wifi-password " + "0123456789abcdef" * 4) == ["ok wifi-password set"]
+    assert rig.ask("online wifi-password -") == ["ok wifi-password cleared"]
+    # Typed UTF-8 never reaches the command (the link refuses non-ASCII lines); the rule counts
+    # bytes, as the radio does, for what the file holds: 28 characters, 35 bytes.
+    assert "35 bytes" in secrets.problem("ssid", "Café" * 7)
+    assert secrets.problem("ssid", "Café" * 6) is None
+
+
+def test_a_secrets_file_written_by_hand_with_a_bad_value_keeps_the_board_offline_with_the_reason(tmp_path, monkeypatch):
+    # The same rules at power-up (online/boot.py) for a file put on the flash by hand: the console
+    # says which value and why, the board boots and plays offline, nothing is joined.
+    import os
+    import sys
+
+    shims = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "shims")
+    if shims not in sys.path:
+        sys.path.append(shims)
+    from online import boot
+
+    monkeypatch.chdir(tmp_path)
+    with open("online.secret", "w") as f:
+        f.write("ssid Home\npassword abc\ntoken lip_AbC123\n")
+    rig = Rig()
+    said = []
+    assert boot.start(rig.app, said.append) is None
+    assert said == ["online: the Wi-Fi password in online.secret cannot be used: a WPA Wi-Fi password is 8 to 63"
+                    " characters (or the key as 64 hex digits): this one has 3. The board stays offline; set it"
+                    " again (USB: online wifi-password PW)"]
+    with open("online.secret", "w", encoding="utf-8") as f:
+        f.write("ssid %s\ntoken lip_AbC123\n" % ("Café" * 7))
+    said.clear()
+    assert boot.start(rig.app, said.append) is None
+    assert "the Wi-Fi network's name (SSID) in online.secret cannot be used" in said[0] and "35 bytes" in said[0]
+    rig.play("e2e4")  # the board plays on, offline
+    assert rig.game.uci_moves() == ["e2e4"]
