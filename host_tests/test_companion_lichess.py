@@ -366,3 +366,30 @@ def test_an_under_promotion_chosen_by_a_tap_on_the_board(rig, tmp_path):
         comp.stop()
         sim.stop()
         print(dump(sim, comp))
+
+
+def test_slow_taps_for_a_knight_are_all_counted_before_the_companion_sends_the_move(rig, tmp_path):
+    # Issue 29 item 7, the companion's side: the 2 s ran from the move, so taps 0.9 s apart sent the
+    # bishop while the player was still tapping for the knight. The wait runs from the last tap.
+    server, start = rig
+    fen = "7k/P6p/8/8/8/8/8/4K3 w - - 0 1"  # a black pawn left: a knight or bishop can still mate
+    server.add_game("prom0003", True, ["h8g7"], fen=fen)
+    link = str(tmp_path / "board")
+    sim = SimBoard(link, "--fen", fen)
+    comp = Companion("lichess", "--server", server.url, "--token-file", str(tmp_path / "token"), "--port", link,
+                     "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5", "--game", "prom0003", "--trace")
+    try:
+        comp.expect("the pieces on the board match the game")
+        sim.send("move a7 a8")
+        for _ in "rbn":  # queen -> rook -> bishop -> knight, a tap every 0.9 s
+            time.sleep(0.9)
+            sim.send("tap a8")
+            assert server.moves_seen == [], "sent while the player still taps"
+        comp.expect(r"promotion to a knight")
+        comp.expect(r"Opponent plays Kg7")
+        assert server.moves_seen == ["a7a8n"]
+        assert "promotion to a bishop" not in comp.text()
+    finally:
+        comp.stop()
+        sim.stop()
+        print(dump(sim, comp))

@@ -317,6 +317,30 @@ def test_the_whole_firmware_plays_online_by_hand_and_resigns_with_the_kings(rig,
     assert ("POST", "/api/board/game/hand0001/resign") in server.requests
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_slow_taps_under_promote_to_a_knight_and_only_the_knight_goes_to_lichess(rig, runtime):
+    # Issue 29 item 7: taps 0.9 s apart once sent b7a8b two seconds after the move, while the
+    # player was still tapping. The board alone, by hand: the move captures on a8, three taps
+    # (queen -> rook -> bishop -> knight) 0.9 s apart, and Lichess gets b7a8n once the board has
+    # been still 2 s after the last one, nothing before.
+    server, start, _ = rig
+    server.add_game("prom0002", True, ["h8g7"], fen="r6k/1P5p/8/8/8/8/8/4K3 w - - 0 1")
+    board = start(runtime, board="app")
+    board.expect(r"you play White")
+    # The hands set the position up from the start position the board stands in.
+    keep = ("e1", "b7", "a8", "h8", "h7")  # a black pawn left: a bishop or knight can still mate
+    board.send("hands " + " ".join(f + r for r in "1278" for f in "abcdefgh" if f + r not in keep) + " wait 500")
+    board.expect(r"hands: done at")
+    board.send("move b7a8")
+    # Each tap: the piece up, 60 ms, down; 780 ms still: 0.9 s from one tap to the next.
+    board.send("hands wait 780 a8 a8 wait 780 a8 a8 wait 780 a8 a8")
+    board.expect(r"hands: done at")
+    assert server.moves_seen == []  # nothing while the player tapped, nor in the 2 s since
+    wait_for(lambda: server.moves_seen == ["b7a8n"])
+    board.expect(r"lit: h8g7")
+    assert server.moves_seen == ["b7a8n"]
+
+
 def test_the_network_core_joins_again_after_a_failed_join_and_a_lost_wifi(certs, tmp_path, monkeypatch):
     # online/boot.py's network core never ends: the network absent at power-up is tried again,
     # and the Wi-Fi lost mid-session is said, joined again and said back (the stand-in network).

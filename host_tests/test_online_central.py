@@ -144,6 +144,28 @@ def test_a_promotion_piece_chosen_by_taps_on_the_board_goes_to_lichess():
     assert chosen in ("a7a8r", "a7a8b", "a7a8n") and o.rig.game.uci_moves() == [chosen]
 
 
+def test_slow_taps_for_a_knight_are_all_counted_and_nothing_goes_while_the_player_taps():
+    # Issue 29 item 7: with taps 0.9 s apart the 2 s ran from the move, and b7a8b went to Lichess
+    # while the player was still tapping for the knight. The wait runs from the last tap.
+    fen = "r6k/1P5p/8/8/8/8/8/4K3 w - - 0 1"
+    o = Online(occupied=[parse_square(s) for s in ("e1", "b7", "a8", "h8", "h7")])
+    o.run(100)
+    ev = full("p2", True)
+    ev["initialFen"] = fen
+    o.lichess({"type": "gameStart", "game": {"gameId": "p2"}})
+    o.lichess(ev)
+    o.play("b7a8")  # a capture: the rook off a8, the pawn on; a queen at first
+    for piece in "rbn":  # each tap (lift, put back) the next piece: rook, bishop, knight
+        o.rig.lift("a8", ms=100)
+        o.rig.place("a8", ms=800)  # 0.9 s from tap to tap
+        assert o.rig.game.uci_moves() == ["b7a8" + piece]
+        assert o.api.posts == [], "sent while the player still taps"
+    o.run(PROMOTION_WAIT_MS - 800 - 100)  # still within 2 s of the last tap
+    assert o.api.posts == []
+    o.run(200)
+    assert o.api.posts == [("make_move", "p2", "b7a8n")]
+
+
 def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # online.secret lives in the board's (here the test's) root
     rig = Rig()
@@ -358,7 +380,7 @@ def test_a_variant_game_is_refused_with_words_and_the_board_plays_on():
 def test_new_game_forgets_the_game_befores_promotion_and_draw_offer():
     o = Online()
     o.run(100)
-    o.central.promotion = ("e7e8q", 0)
+    o.central.promotion = ("e7e8q", 0, 0)
     o.central.draw_shown = True
     o.central.partial = "mov"
     o.central.new_game({"fen": "startpos", "white": True})
