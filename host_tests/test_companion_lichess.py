@@ -262,7 +262,7 @@ def test_a_move_answered_429_waits_then_goes_through_once(rig, tmp_path):
     board = chess.Board()
     sim.play(board, chess.Move.from_uci("e2e4"))
     comp.expect(r"you play e4")
-    comp.expect(r"HTTP 429\): waiting 1 s")
+    comp.expect(r"Lichess asks for a pause \(too many requests\): your move e2e4 goes in 1 s; your clock runs there")
     comp.expect(r"Opponent plays e5")
     assert server.moves_seen == ["e2e4"]
     assert "refused" not in comp.text()
@@ -314,7 +314,7 @@ def test_a_move_sent_while_the_network_drops_goes_through_once_it_is_back(rig, t
     server.cut_posts = 2
     board = chess.Board()
     sim.play(board, chess.Move.from_uci("e2e4"))
-    comp.expect(r"Lichess unreachable \(.*\): make_move will be sent again")
+    comp.expect(r"Lichess has not got your move e2e4 yet \(.*\): your clock runs there")
     comp.expect(r"Opponent plays e5")
     assert server.moves_seen == ["e2e4"]
 

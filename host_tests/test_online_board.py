@@ -139,7 +139,8 @@ def test_a_429_waits_and_a_400_puts_the_move_back_with_the_reason(rig, runtime):
     board.expect(r"new: game0003")
     server.too_many = 1
     board.send("move e2e4")
-    board.expect(r"HTTP 429\): waiting 1 s")
+    board.expect(r"Lichess asks for a pause \(too many requests\): your move e2e4 goes in 1 s; your clock runs there")
+    board.expect(r"waiting: e2e4")  # the board shows the move on its squares until Lichess has it
     board.expect(r"opponent: e7e5")
     assert server.moves_seen == ["e2e4"]
     with server.lock:

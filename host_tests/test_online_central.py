@@ -451,3 +451,47 @@ def test_a_secrets_file_written_by_hand_with_a_bad_value_keeps_the_board_offline
     assert "the Wi-Fi network's name (SSID) in online.secret cannot be used" in said[0] and "35 bytes" in said[0]
     rig.play("e2e4")  # the board plays on, offline
     assert rig.game.uci_moves() == ["e2e4"]
+
+
+def test_a_move_the_network_has_not_delivered_is_shown_on_its_squares_until_lichess_has_it():
+    # Issue 29 item 8: during an outage or a 429's minute the player's clock runs on Lichess, and
+    # only the console said so, as "make_move will be sent again". The board shows the move on its
+    # squares (UNSENT) and says it in plain words, until the game stream has the move.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "w1"}})
+    o.lichess(full("w1", True))
+    o.play("e2e4")
+    assert o.api.posts == [("make_move", "w1", "e2e4")]
+    assert frame_squares(o.rig, S.UNSENT) == []  # sent, no trouble yet: nothing to show
+    o.api.inbox.append(("retry", "make_move", "[Errno 113] EHOSTUNREACH"))
+    o.run(100)
+    assert frame_squares(o.rig, S.UNSENT) == [parse_square("e2"), parse_square("e4")]
+    said = [s for s in o.said if "e2e4" in s]
+    assert said[-1].startswith("Lichess has not got your move e2e4 yet (") and "your clock runs there" in said[-1]
+    assert not any("make_move" in s for s in o.said), o.said  # no internal names
+    # A 429 while it waits: still shown, the minute said.
+    o.api.inbox.append(("wait", 60))
+    o.run(100)
+    assert o.said[-1] == "Lichess asks for a pause (too many requests): your move e2e4 goes in 60 s; your clock runs there"
+    assert frame_squares(o.rig, S.UNSENT) == [parse_square("e2"), parse_square("e4")]
+    # The game stream has it: the squares go back to the last move's, and the player is told.
+    o.lichess(state("e2e4"))
+    assert frame_squares(o.rig, S.UNSENT) == []
+    assert "Lichess has your move e2e4" in o.said
+    assert frame_squares(o.rig, S.LAST_MOVE) == [parse_square("e2"), parse_square("e4")]
+
+
+def test_a_refused_move_that_waited_is_no_longer_shown_as_waiting():
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "w2"}})
+    o.lichess(full("w2", True))
+    o.play("d2d4")
+    o.api.inbox.append(("retry", "make_move", "HTTP 503"))
+    o.run(100)
+    assert frame_squares(o.rig, S.UNSENT) == [parse_square("d2"), parse_square("d4")]
+    o.api.inbox.append(("refused", "make_move", ("w2", "d2d4"), "the game is over"))
+    o.run(500)
+    assert frame_squares(o.rig, S.UNSENT) == []
+    assert "Lichess has your move d2d4" not in o.said

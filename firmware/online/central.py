@@ -173,6 +173,11 @@ class OnlineCentral:
         self.app.host_frame = frame
         self.app.redraw()
 
+    def move_waiting(self, uci):
+        # The move's squares on the LEDs until Lichess has it: the player's clock runs there.
+        self.app.unsent = () if uci is None else (parse_square(uci[0:2]), parse_square(uci[2:4]))
+        self.app.redraw()
+
     def new_game(self, info):
         self.shown = self.end_due = self.lit_pending = None
         self.promotion = None  # a promotion of the game before is not this game's move

@@ -59,6 +59,9 @@ class ScriptedBoard:
     def net(self, state):
         out("net: " + state)
 
+    def move_waiting(self, uci):
+        out("waiting: %s" % uci)
+
     def new_game(self, info):
         self.moves = []
         out("new: %s white=%s against=%s" % (info["id"], info["white"], info["black_name"] if info["white"] else info["white_name"]))

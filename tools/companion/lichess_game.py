@@ -93,9 +93,15 @@ class LichessMatch(Match):
         elif kind == "li-stream-down":
             self.say("Lichess %s stream lost (%s): reconnecting; the game is kept" % (event[1], event[2]))
         elif kind == "li-retry":
-            self.say("Lichess unreachable (%s): %s will be sent again" % (event[3], event[1]))
+            if self.logic is not None:
+                self.say(self.logic.not_sent(event[1], event[3]))
+            else:
+                self.say("Lichess unreachable (%s): %s is tried again" % (event[3], event[1]))
         elif kind == "li-wait":
-            self.say("Lichess asks to slow down (HTTP 429): waiting %d s, then carrying on" % event[1])
+            if self.logic is not None:
+                self.say(self.logic.slowed_down(event[1]))
+            else:
+                self.say("Lichess asks for a pause (too many requests): nothing is sent for %d s" % event[1])
         elif kind == "li-refused":
             self.act(self.logic.refused(event[1], event[2], event[3]))
         elif kind == "li-auth":
