@@ -126,7 +126,12 @@ class LichessMatch(Match):
                 self.resync(a[1], quiet=fresh)
             elif kind == logic.OPPONENT:
                 if fresh:
-                    self.game.push_uci(a[1])
+                    # Already in gameFull (the opponent moved first, or while the companion was
+                    # away): lit once the board is begun, and said now, as any other move is.
+                    move = chess.Move.from_uci(a[1])
+                    san = self.game.san(move)
+                    self.game.push(move)
+                    self.announce_opponent(san, a[1])
                     lit = True
                 else:
                     self.opponent_moves(a[1])

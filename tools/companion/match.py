@@ -259,7 +259,7 @@ class Match:
         self.central.shown = None
         if self.waiting_end:
             reason, self.waiting_end = self.waiting_end, None
-            self.central.end(reason)
+            self.central.end(reason, self.over[0] if self.over else None)
 
     def board_ready(self, board_fen):
         """Connected and features agreed: resume the game on the board. A board whose own game is
@@ -273,7 +273,7 @@ class Match:
             return
         self.rebegin(self._shown_not_made(board_fen))
         if self.over:
-            self.central.end(self.over_reason_cpp or "undefined")
+            self.central.end(self.over_reason_cpp or "undefined", self.over[0])
         self.after_begin()
 
     over_reason_cpp = None
@@ -418,8 +418,11 @@ class Match:
         san = self.game.san(move)
         self.game.push(move)
         self.central.move(uci)
-        self.say("%s plays %s (%s): make it on the board, the LEDs show it" % (self.opponent, san, uci))
+        self.announce_opponent(san, uci)  # said once the board has it to light
         self.check_over()
+
+    def announce_opponent(self, san, uci):
+        self.say("%s plays %s (%s): make it on the board, the LEDs show it" % (self.opponent, san, uci))
 
     def check_over(self):
         outcome = self.game.outcome(claim_draw=False)
@@ -440,7 +443,7 @@ class Match:
             # The last move is still lit: end the round once it is made, so the LEDs show it.
             self.waiting_end = cpp_reason
         else:
-            self.central.end(cpp_reason)
+            self.central.end(cpp_reason, result)
         self.say("game over: %s (%s)" % (result, reason))
         self.save()
         self.game_finished()
