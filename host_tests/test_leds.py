@@ -68,7 +68,7 @@ def test_mono_patterns_tell_signals_apart():
     play_and_errors = [
         S.LAST_MOVE, S.CLAIM, S.QUIET, S.CAPTURE, S.LIFTED, S.REMOTE_MOVE, S.PROMOTE_QUEEN,
         S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT, S.CHECK, S.PLACE_HERE, S.REMOVE,
-        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME,
+        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME, S.UNSENT,
     ]  # fmt: skip
     game_end = [S.STALEMATE, S.DRAW, S.MATED_KING, S.MATING_PIECE, S.RESIGNED, S.LAST_MOVE]
     assert len(play_and_errors) + len(game_end) - 1 == S.COUNT - 1
@@ -81,7 +81,7 @@ def test_rgb_signals_tell_apart_during_play():
     play_and_errors = [
         S.LAST_MOVE, S.CLAIM, S.QUIET, S.CAPTURE, S.LIFTED, S.REMOTE_MOVE, S.PROMOTE_QUEEN,
         S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT, S.CHECK, S.PLACE_HERE, S.REMOVE,
-        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME,
+        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME, S.UNSENT,
     ]  # fmt: skip
     looks = [
         (bytes(leds.COLOURS[3 * c : 3 * c + 3]), leds.RGB_BLINK[c], leds.RGB_PULSE[c]) for c in play_and_errors
@@ -110,6 +110,7 @@ RGB_WORDS = {
     "blink 1 Hz": (leds.BLINK_1HZ, 0),
     "blink 2 Hz": (leds.BLINK_2HZ, 0),
     "fast 4 Hz": (leds.BLINK_4HZ, 0),
+    "flash 1 Hz": (0x0303, 0),  # a 256 ms flash every second
 }
 
 

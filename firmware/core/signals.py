@@ -29,8 +29,9 @@ TOUCHED = const(19)  # touch-move: this piece must move (or be captured)
 ILLEGAL = const(20)  # the squares of an illegal move
 FAULT = const(21)  # hardware fault: a switch stuck closed or never changing
 LOW_TIME = const(22)  # the clock: the side to move has little time left, shown on its king
+UNSENT = const(23)  # the player's move the network has not delivered to Lichess yet: from and to
 
-COUNT = const(23)
+COUNT = const(24)
 
 # Higher wins when two signals want one square.
 PRIORITY = bytes(
@@ -58,6 +59,7 @@ PRIORITY = bytes(
         13,  # ILLEGAL
         14,  # FAULT
         2,  # LOW_TIME: under check, a lifted king's signals and anything the hand does
+        3,  # UNSENT: over the last move it is, under anything the hand does
     )
 )
 
@@ -85,4 +87,5 @@ NAMES = (
     "illegal",
     "fault",
     "low-time",
+    "unsent",
 )

@@ -34,6 +34,13 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
     if not keys.get("ssid") or not keys.get("token"):
         console("online: not set up (USB: online wifi-ssid NAME, online wifi-password PW, online lichess-token TOKEN)")
         return None
+    for key, command in (("ssid", "wifi-ssid NAME"), ("password", "wifi-password PW"), ("token", "lichess-token TOKEN")):
+        why = secrets.problem(key, keys[key]) if key in keys else None
+        if why:
+            # Written by hand into the file (the USB command refuses it): said, and the board plays offline.
+            console("online: the %s in %s cannot be used: %s. The board stays offline; set it again (USB: online %s)"
+                    % (secrets.NAMES[key], secrets.SECRETS_PATH, why, command))
+            return None
     import _thread
     import socket
     import ssl
