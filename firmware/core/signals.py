@@ -63,29 +63,19 @@ PRIORITY = bytes(
     )
 )
 
-NAMES = (
-    "off",
-    "last-move",
-    "claim",
-    "quiet",
-    "capture",
-    "lifted",
-    "remote-move",
-    "promote-queen",
-    "promote-rook",
-    "promote-bishop",
-    "promote-knight",
-    "check",
-    "stalemate",
-    "draw",
-    "mated-king",
-    "mating-piece",
-    "resigned",
-    "place-here",
-    "remove",
-    "touched",
-    "illegal",
-    "fault",
-    "low-time",
-    "unsent",
+# Each code's name, for the simulators, the tools and the tests (the firmware never names a
+# signal): one string, split only when asked, so the board holds no table of 24 names.
+_NAMES = (
+    "off last-move claim quiet capture lifted remote-move promote-queen promote-rook "
+    "promote-bishop promote-knight check stalemate draw mated-king mating-piece resigned "
+    "place-here remove touched illegal fault low-time unsent"
 )
+
+
+def names():
+    """The signals' names in code order: names()[CHECK] == "check"."""
+    return _NAMES.split()
+
+
+def name(code):
+    return _NAMES.split()[code]
