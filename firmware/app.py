@@ -83,7 +83,9 @@ class App:
       starts, stops or changes it. App itself never calls it.
     online: None, or the board's own Lichess game over Wi-Fi (online/central.py) on a Pico W:
       wiring.py sets it and loop.py calls its poll(now) every ONLINE_POLL_MS; it drives the App as a CPP
-      central would over USB (the network itself runs on the second core, online/board_api.py)."""
+      central would over USB (the network itself runs on the second core, online/board_api.py).
+    unsent: () or the from and to squares of the player's move the network has not delivered yet
+      (online/central.py sets it, then calls redraw()): shown in core/signals.py's UNSENT."""
 
     def __init__(self, settings, matrix, leds, store=None, console=None, clock=None):
         self.settings = settings
@@ -101,6 +103,7 @@ class App:
         self.host_frame = None
         self.listeners = []
         self.online = None
+        self.unsent = ()
         # engine/opponent.py is loaded the first time it is wanted: a board used by two players
         # keeps the RAM its code takes.
         self.opponent = None
@@ -367,7 +370,7 @@ class App:
     def _render(self):
         ref = self.referee
         self._version = ref.version
-        self.display.render(ref, self.faults)
+        self.display.render(ref, self.faults, self.unsent)
         if self.opponent is not None:
             self.opponent.paint(self.frame)
         if self.notice_until >= 0:

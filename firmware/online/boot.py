@@ -38,9 +38,13 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
         # broadcast takes the network core and its one TLS connection (online/broadcast.py).
         from online import broadcast
 
+        if not usable(secrets, keys, console, "broadcast"):
+            return None
         return broadcast.start(app, console, keys, network, host, port, retry_ms, lost_ms, set_rtc)
     if not keys.get("ssid") or not keys.get("token"):
         console("online: not set up (USB: online wifi-ssid NAME, online wifi-password PW, online lichess-token TOKEN)")
+        return None
+    if not usable(secrets, keys, console, "token"):
         return None
     import _thread
     import socket
@@ -81,6 +85,24 @@ def clock_functions():
             time.sleep(ms / 1000)
 
         return ticks_ms, sleep_ms
+
+
+# The USB command that sets each key again, for the sentence that says a key cannot be used.
+_SET_BY = {"ssid": "wifi-ssid NAME", "password": "wifi-password PW", "token": "lichess-token TOKEN",
+           "broadcast": "broadcast-token TOKEN"}
+
+
+def usable(secrets, keys, console, token):
+    """Whether the Wi-Fi's keys and the token (token: "token" or "broadcast") in the secrets file can
+    be used. One written by hand into the file (the USB command refuses it) is said, and the board
+    plays offline."""
+    for key in ("ssid", "password", token):
+        why = secrets.problem(key, keys[key]) if key in keys else None
+        if why:
+            console("online: the %s in %s cannot be used: %s. The board stays offline; set it again (USB: online %s)"
+                    % (secrets.NAMES[key], secrets.SECRETS_PATH, why, _SET_BY[key]))
+            return False
+    return True
 
 
 def run(core):
