@@ -89,7 +89,9 @@ class App:
       starts, stops or changes it. App itself never calls it.
     online: None, or the board's own Lichess game over Wi-Fi (online/central.py) on a Pico W:
       wiring.py sets it and loop.py calls its poll(now) every ONLINE_POLL_MS; it drives the App as a CPP
-      central would over USB (the network itself runs on the second core, online/board_api.py)."""
+      central would over USB (the network itself runs on the second core, online/board_api.py).
+    unsent: () or the from and to squares of the player's move the network has not delivered yet
+      (online/central.py sets it, then calls redraw()): shown in core/signals.py's UNSENT."""
 
     def __init__(self, settings, matrix, leds, store=None, console=None, clock=None):
         self.settings = settings
@@ -108,6 +110,7 @@ class App:
         self.listeners = []
         self.online = None
         self._engine_refused = False  # ENGINE_REFUSED said
+        self.unsent = ()
         # engine/opponent.py is loaded the first time it is wanted: a board used by two players
         # keeps the RAM its code takes.
         self.opponent = None
@@ -315,6 +318,11 @@ class App:
 
     def feature_stopped(self, text, now):
         """A feature stopped for want of memory: the console says which, the corners show it."""
+        self.notice(text, now)
+
+    def notice(self, text, now):
+        """Something beside the game needs the players' eyes (a feature stopped, a broadcast
+        behind): the console says it, the corners show the fault sign for NOTICE_MS."""
         self.notice_until = now + NOTICE_MS
         self._version = -1
         self.console(text)
@@ -383,7 +391,7 @@ class App:
     def _render(self):
         ref = self.referee
         self._version = ref.version
-        self.display.render(ref, self.faults)
+        self.display.render(ref, self.faults, self.unsent)
         if self.opponent is not None:
             self.opponent.paint(self.frame)
         if self.notice_until >= 0:

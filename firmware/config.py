@@ -88,6 +88,8 @@ _PATH = const(4)  # file name on the Pico, or null for none
 _LED_PIN = const(5)  # the status LED: 25, a header GPIO, "LED" (Pico W) or null
 _OPT_PIN = const(6)  # one header GPIO, or null when not wired
 _CLOCK = const(7)  # a time control in core/clock.py's notation, or "none"
+_TEXT = const(8)  # a line of text of low to high characters (a PGN tag's value), or null
+_ROUND_ID = const(9)  # a Lichess broadcast round's id: 8 letters and digits, or null
 
 # (key, kind, default, low or choices, high). The order is the order of as_dict() and of the checks,
 # so the first error reported is the same on CPython and MicroPython.
@@ -163,6 +165,16 @@ FIELDS = (
     # Bluetooth LE (Pico W): "cpp" for the CPP apps, "chesslink" for the apps of Millennium
     # boards, "both", or "off". See docs/bluetooth.md.
     ("ble", _CHOICE, "off", BLE_SERVICES, None),
+    # A Lichess broadcast (Pico W, docs/broadcast.md): the round the board pushes its game to (its
+    # 8-character id, null: none), and the game's PGN tags, by which Lichess tells the round's
+    # boards apart. Names null: "White, board N" and "Black, board N" (Lichess drops a name of one
+    # character, "?" among them, and two boards with the same names would be one game to it).
+    ("broadcast", _ROUND_ID, None, None, None),
+    ("broadcast_white", _TEXT, None, 2, 64),
+    ("broadcast_black", _TEXT, None, 2, 64),
+    ("broadcast_board", _INT, 1, 1, 999),
+    ("broadcast_round", _TEXT, "1", 1, 32),
+    ("broadcast_event", _TEXT, "Club game", 1, 64),
 )
 
 
@@ -240,6 +252,10 @@ def _value(key, kind, value, low, high):
             except ValueError as e:
                 raise SettingsError(key, str(e))
         return value
+    if kind == _TEXT:
+        return text_value(key, value, low, high)
+    if kind == _ROUND_ID:
+        return round_id(key, value)
     if kind == _PATH:
         if value is None:
             return None
@@ -252,6 +268,29 @@ def _value(key, kind, value, low, high):
     if value == ONBOARD_LED_GPIO and type(value) is int:
         return value
     return _gpio(key, value)
+
+
+def text_value(key, value, low, high):
+    """A tag's text: null, or low to high printable characters on one line (the USB command
+    online broadcast-white and its kin check theirs here too)."""
+    if value is None:
+        return None
+    if type(value) is not str or not low <= len(value) <= high:
+        raise SettingsError(key, "must be text of %d to %d characters or null, got %s" % (low, high, _show(value)[:40]))
+    for c in value:
+        if ord(c) < 32 or c == "\x7f":
+            raise SettingsError(key, "must be one line of printable text")
+    return value
+
+
+def round_id(key, value):
+    """A Lichess broadcast round's id (8 letters and digits, as in its URL), or null."""
+    if value is None:
+        return None
+    if type(value) is not str or len(value) != 8 or not all(c.isalpha() or c.isdigit() for c in value):
+        raise SettingsError(key, "must be a broadcast round's id, the 8 letters and digits at the end of "
+                                 "its URL (lichess.org/broadcast/.../ROUNDID), or null; got %s" % _show(value)[:40])
+    return value
 
 
 def _did_you_mean(key):

@@ -64,7 +64,8 @@ GAME_SHORT = "not enough memory for the game: everything beside it stopped; the 
 FEATURE_MODULES = {
     "ble": ("link.ble", "link.ble_command", "link.ble_mtu"),
     "online": ("online.central", "online.play", "online.board_api", "online.https", "online.lichess_game",
-               "online.boot", "online.wifi", "online.sntp", "online.secrets", "online.usb", "online"),
+               "online.boot", "online.wifi", "online.sntp", "online.secrets", "online.usb",
+               "online.broadcast", "online.broadcast_usb", "core.pgn_writer", "online"),
     "face": ("hardware.clock_face", "hardware.ssd1306"),
 }
 

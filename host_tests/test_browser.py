@@ -435,7 +435,7 @@ def after_the_game(board, page):
     assert page.locator(".sq .led.on").count() >= 1
     assert "fast blink 4 Hz (game over)" in page.inner_text('#lit li[data-signal="mated-king"]')
     page.click("#legend summary")
-    assert page.locator("#legend-body tr").count() == len(S.NAMES) - 1  # every signal but off
+    assert page.locator("#legend-body tr").count() == len(S.names()) - 1  # every signal but off
     assert "mostly on: 1.5 s on, 0.5 s off" in page.inner_text('#legend-body tr[data-signal="place-here"]')
     assert page.locator('#legend-body tr[data-signal="capture"] .slots i.on').count() == 8  # 0x3333
     page.click("#legend summary")

@@ -262,7 +262,7 @@ def test_a_move_answered_429_waits_then_goes_through_once(rig, tmp_path):
     board = chess.Board()
     sim.play(board, chess.Move.from_uci("e2e4"))
     comp.expect(r"you play e4")
-    comp.expect(r"HTTP 429\): waiting 1 s")
+    comp.expect(r"Lichess asks for a pause \(too many requests\): your move e2e4 goes in 1 s; your clock runs there")
     comp.expect(r"Opponent plays e5")
     assert server.moves_seen == ["e2e4"]
     assert "refused" not in comp.text()
@@ -314,7 +314,7 @@ def test_a_move_sent_while_the_network_drops_goes_through_once_it_is_back(rig, t
     server.cut_posts = 2
     board = chess.Board()
     sim.play(board, chess.Move.from_uci("e2e4"))
-    comp.expect(r"Lichess unreachable \(.*\): make_move will be sent again")
+    comp.expect(r"Lichess has not got your move e2e4 yet \(.*\): your clock runs there")
     comp.expect(r"Opponent plays e5")
     assert server.moves_seen == ["e2e4"]
 
@@ -366,3 +366,90 @@ def test_an_under_promotion_chosen_by_a_tap_on_the_board(rig, tmp_path):
         comp.stop()
         sim.stop()
         print(dump(sim, comp))
+
+
+def test_slow_taps_for_a_knight_are_all_counted_before_the_companion_sends_the_move(rig, tmp_path):
+    # Issue 29 item 7, the companion's side: the 2 s ran from the move, so taps 0.9 s apart sent the
+    # bishop while the player was still tapping for the knight. The wait runs from the last tap.
+    server, start = rig
+    fen = "7k/P6p/8/8/8/8/8/4K3 w - - 0 1"  # a black pawn left: a knight or bishop can still mate
+    server.add_game("prom0003", True, ["h8g7"], fen=fen)
+    link = str(tmp_path / "board")
+    sim = SimBoard(link, "--fen", fen)
+    comp = Companion("lichess", "--server", server.url, "--token-file", str(tmp_path / "token"), "--port", link,
+                     "--pgn", str(tmp_path / "games.pgn"), "--stream-timeout", "1.5", "--game", "prom0003", "--trace")
+    try:
+        comp.expect("the pieces on the board match the game")
+        sim.send("move a7 a8")
+        for _ in "rbn":  # queen -> rook -> bishop -> knight, a tap every 0.9 s
+            time.sleep(0.9)
+            sim.send("tap a8")
+            assert server.moves_seen == [], "sent while the player still taps"
+        comp.expect(r"promotion to a knight")
+        comp.expect(r"Opponent plays Kg7")
+        assert server.moves_seen == ["a7a8n"]
+        assert "promotion to a bishop" not in comp.text()
+    finally:
+        comp.stop()
+        sim.stop()
+        print(dump(sim, comp))
+
+
+@pytest.mark.parametrize("status, winner, said, result, loser", [
+    ("resign", "me", r"game over: 1-0 \(resignation\)", "1-0", "e8"),
+    ("outoftime", "them", r"game over: 0-1 \(you ran out of time\)", "0-1", "e1"),
+    ("timeout", "me", r"game over: 1-0 \(your opponent left the game\)", "1-0", "e8"),
+])
+def test_a_game_lichess_ends_is_shown_ended_on_the_board(rig, tmp_path, status, winner, said, result, loser):
+    # Issue 29 item 9: a resignation, a flag or a claimed win on Lichess left the board showing
+    # whose move it was. The board's game ends too, on the loser's king (`end REASON RESULT`).
+    server, start = rig
+    server.add_game("over0001", True, ["e7e5"])
+    sim, comp = start("--game", "over0001")
+    comp.expect("the pieces on the board match the game")
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"Opponent plays e5")  # said once the move went to the board to light
+    time.sleep(0.5)  # the board has it lit: the hands make it (not a move of their own)
+    sim.play(board, chess.Move.from_uci("e7e5"))
+    comp.expect(r"from board: moved")
+    server.ends(status, winner)
+    comp.expect(r"to board: end \w+ " + result)
+    comp.expect(said)
+    sim.send("wait 100")
+    sim.send("show")
+    sim.expect(r"status: %s" % result)
+    sim.expect(r"leds: .*%s:resigned" % loser)  # the loser's king shows the resignation
+
+
+def test_the_opponents_first_move_already_in_gamefull_is_said_as_well_as_lit(rig, tmp_path):
+    # Issue 29 item 9: playing Black, White's first move came in gameFull: lit, never said.
+    server, start = rig
+    server.add_game("black001", False, ["d2d4"])
+    sim, comp = start("--game", "black001")
+    comp.expect(r"Opponent plays d4 \(d2d4\): make it on the board, the LEDs show it")
+    comp.expect("to board: move d2d4")
+
+
+def test_a_429_on_a_stream_holds_the_next_move_for_the_whole_pause(rig, tmp_path):
+    # Issue 29 item 9: a 429 on the game stream paused that stream only, and a move went out 3 s
+    # later, where Lichess asks for a full minute of silence from every request. Here the pause is
+    # 2 s (--rate-limit-wait): the move waits it out, then goes, once.
+    server, start = rig
+    server.add_game("hush0001", True, ["e7e5"])
+    sim, comp = start("--game", "hush0001", "--rate-limit-wait", "2")
+    comp.expect("the pieces on the board match the game")
+    server.too_many = 1  # the game stream's reconnect is answered 429
+    server.drop()
+    comp.expect(r"Lichess asks for a pause \(too many requests\): nothing is sent for 2 s")
+    paused = time.monotonic()
+    board = chess.Board()
+    sim.play(board, chess.Move.from_uci("e2e4"))
+    comp.expect(r"you play e4")
+    deadline = time.monotonic() + 15
+    while server.moves_seen != ["e2e4"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.moves_seen == ["e2e4"]
+    assert time.monotonic() - paused >= 1.8, "the move went out inside the 429's pause"
+    comp.expect(r"Opponent plays e5")
+    assert server.moves_seen == ["e2e4"]

@@ -727,6 +727,25 @@ def test_in_a_round_a_dead_position_is_the_centrals_to_end():
     assert (rig.game.result, rig.game.reason) == ("1/2-1/2", "dead-position")
 
 
+def test_end_with_a_result_shows_a_game_lost_on_lichess_on_the_losers_king():
+    # Issue 29 item 9: a game Lichess ended by resignation, flag or a claim was left showing whose
+    # move it was. The board's extension `end REASON RESULT` (the companion's) ends the board's game
+    # on the loser's king; CPP's own `end resign` (no result) leaves it as the apps expect.
+    for reason, result, loser in (("resign", "1-0", "e8"), ("timeout", "0-1", "e1")):
+        rig = Rig()
+        assert rig.ask("begin " + STARTING_FEN) == ["sync " + STARTING_FEN]
+        rig.play("e2e4")
+        assert rig.ask("end %s %s" % (reason, result)) == []  # CPP: no answer
+        rig.run(100)
+        assert rig.game.result == result
+        assert frame_squares(rig, S.RESIGNED) == [parse_square(loser)]
+    rig = Rig()
+    rig.ask("begin " + STARTING_FEN)
+    rig.play("e2e4")
+    assert rig.ask("end resign") == []
+    assert rig.game.result == "*"  # who resigned, CPP's end does not say: the board's game goes on
+
+
 def test_end_outside_a_round_does_not_end_the_boards_game():
     rig = Rig()
     assert rig.ask("end draw") == []  # CPP: no answer

@@ -23,7 +23,7 @@ def frame_after(text, fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 
 
 
 def lit(frame):
-    return {S.NAMES[frame[i]]: sorted(j for j in range(64) if frame[j] == frame[i]) for i in range(64) if frame[i]}
+    return {S.name(frame[i]): sorted(j for j in range(64) if frame[j] == frame[i]) for i in range(64) if frame[i]}
 
 
 def test_lifted_piece_shows_its_destinations_quiet_and_captures_apart():

@@ -68,7 +68,7 @@ def test_mono_patterns_tell_signals_apart():
     play_and_errors = [
         S.LAST_MOVE, S.CLAIM, S.QUIET, S.CAPTURE, S.LIFTED, S.REMOTE_MOVE, S.PROMOTE_QUEEN,
         S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT, S.CHECK, S.PLACE_HERE, S.REMOVE,
-        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME,
+        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME, S.UNSENT,
     ]  # fmt: skip
     game_end = [S.STALEMATE, S.DRAW, S.MATED_KING, S.MATING_PIECE, S.RESIGNED, S.LAST_MOVE]
     assert len(play_and_errors) + len(game_end) - 1 == S.COUNT - 1
@@ -81,7 +81,7 @@ def test_rgb_signals_tell_apart_during_play():
     play_and_errors = [
         S.LAST_MOVE, S.CLAIM, S.QUIET, S.CAPTURE, S.LIFTED, S.REMOTE_MOVE, S.PROMOTE_QUEEN,
         S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT, S.CHECK, S.PLACE_HERE, S.REMOVE,
-        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME,
+        S.TOUCHED, S.ILLEGAL, S.FAULT, S.LOW_TIME, S.UNSENT,
     ]  # fmt: skip
     looks = [
         (bytes(leds.COLOURS[3 * c : 3 * c + 3]), leds.RGB_BLINK[c], leds.RGB_PULSE[c]) for c in play_and_errors
@@ -92,7 +92,7 @@ def test_rgb_signals_tell_apart_during_play():
 def test_docstring_table_matches_the_tables():
     # docs/leds.md's signal table is made from this docstring: keep it true.
     rows = [line for line in leds.__doc__.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert [r.split("|")[1].strip() for r in rows] == list(S.NAMES)
+    assert [r.split("|")[1].strip() for r in rows] == S.names()
     for code, row in enumerate(rows):
         cells = [c.strip() for c in row.split("|")[1:-1]]
         assert cells[1] == leds.CHARS[code], row
@@ -110,6 +110,7 @@ RGB_WORDS = {
     "blink 1 Hz": (leds.BLINK_1HZ, 0),
     "blink 2 Hz": (leds.BLINK_2HZ, 0),
     "fast 4 Hz": (leds.BLINK_4HZ, 0),
+    "flash 1 Hz": (0x0303, 0),  # a 256 ms flash every second
 }
 
 
@@ -397,12 +398,12 @@ def test_the_palette_tells_apart_what_players_confused():
         (S.CAPTURE, S.REMOVE, S.ILLEGAL, S.MATED_KING),
         (S.QUIET, S.PLACE_HERE, S.MATING_PIECE),
     ):
-        assert len({colour(c) for c in group}) == len(group), [S.NAMES[c] for c in group]
+        assert len({colour(c) for c in group}) == len(group), [S.name(c) for c in group]
     # The last move is seen on dark squares too: not a dim blue (the eye is least sensitive to
     # blue), but a warm white that lights every channel.
     r, g, b = colour(S.LAST_MOVE)
     assert min(r, g, b) > 0 and 0.2126 * r + 0.7152 * g + 0.0722 * b >= 30
     # The promotion piece shows on a white queen: no promotion colour is white or near it.
     for code in (S.PROMOTE_QUEEN, S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT):
-        assert min(colour(code)) == 0, S.NAMES[code]
+        assert min(colour(code)) == 0, S.name(code)
     assert len({colour(c) for c in (S.PROMOTE_QUEEN, S.PROMOTE_ROOK, S.PROMOTE_BISHOP, S.PROMOTE_KNIGHT)}) == 4

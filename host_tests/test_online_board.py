@@ -139,7 +139,8 @@ def test_a_429_waits_and_a_400_puts_the_move_back_with_the_reason(rig, runtime):
     board.expect(r"new: game0003")
     server.too_many = 1
     board.send("move e2e4")
-    board.expect(r"HTTP 429\): waiting 1 s")
+    board.expect(r"Lichess asks for a pause \(too many requests\): your move e2e4 goes in 1 s; your clock runs there")
+    board.expect(r"waiting: e2e4")  # the board shows the move on its squares until Lichess has it
     board.expect(r"opponent: e7e5")
     assert server.moves_seen == ["e2e4"]
     with server.lock:
@@ -315,6 +316,30 @@ def test_the_whole_firmware_plays_online_by_hand_and_resigns_with_the_kings(rig,
     board.expect(r"game over: 0-1 \(resignation\)")
     assert server.moves_seen == ["g1f3", "b1c3"]
     assert ("POST", "/api/board/game/hand0001/resign") in server.requests
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_slow_taps_under_promote_to_a_knight_and_only_the_knight_goes_to_lichess(rig, runtime):
+    # Issue 29 item 7: taps 0.9 s apart once sent b7a8b two seconds after the move, while the
+    # player was still tapping. The board alone, by hand: the move captures on a8, three taps
+    # (queen -> rook -> bishop -> knight) 0.9 s apart, and Lichess gets b7a8n once the board has
+    # been still 2 s after the last one, nothing before.
+    server, start, _ = rig
+    server.add_game("prom0002", True, ["h8g7"], fen="r6k/1P5p/8/8/8/8/8/4K3 w - - 0 1")
+    board = start(runtime, board="app")
+    board.expect(r"you play White")
+    # The hands set the position up from the start position the board stands in.
+    keep = ("e1", "b7", "a8", "h8", "h7")  # a black pawn left: a bishop or knight can still mate
+    board.send("hands " + " ".join(f + r for r in "1278" for f in "abcdefgh" if f + r not in keep) + " wait 500")
+    board.expect(r"hands: done at")
+    board.send("move b7a8")
+    # Each tap: the piece up, 60 ms, down; 780 ms still: 0.9 s from one tap to the next.
+    board.send("hands wait 780 a8 a8 wait 780 a8 a8 wait 780 a8 a8")
+    board.expect(r"hands: done at")
+    assert server.moves_seen == []  # nothing while the player tapped, nor in the 2 s since
+    wait_for(lambda: server.moves_seen == ["b7a8n"])
+    board.expect(r"lit: h8g7")
+    assert server.moves_seen == ["b7a8n"]
 
 
 def test_the_network_core_joins_again_after_a_failed_join_and_a_lost_wifi(certs, tmp_path, monkeypatch):

@@ -144,6 +144,28 @@ def test_a_promotion_piece_chosen_by_taps_on_the_board_goes_to_lichess():
     assert chosen in ("a7a8r", "a7a8b", "a7a8n") and o.rig.game.uci_moves() == [chosen]
 
 
+def test_slow_taps_for_a_knight_are_all_counted_and_nothing_goes_while_the_player_taps():
+    # Issue 29 item 7: with taps 0.9 s apart the 2 s ran from the move, and b7a8b went to Lichess
+    # while the player was still tapping for the knight. The wait runs from the last tap.
+    fen = "r6k/1P5p/8/8/8/8/8/4K3 w - - 0 1"
+    o = Online(occupied=[parse_square(s) for s in ("e1", "b7", "a8", "h8", "h7")])
+    o.run(100)
+    ev = full("p2", True)
+    ev["initialFen"] = fen
+    o.lichess({"type": "gameStart", "game": {"gameId": "p2"}})
+    o.lichess(ev)
+    o.play("b7a8")  # a capture: the rook off a8, the pawn on; a queen at first
+    for piece in "rbn":  # each tap (lift, put back) the next piece: rook, bishop, knight
+        o.rig.lift("a8", ms=100)
+        o.rig.place("a8", ms=800)  # 0.9 s from tap to tap
+        assert o.rig.game.uci_moves() == ["b7a8" + piece]
+        assert o.api.posts == [], "sent while the player still taps"
+    o.run(PROMOTION_WAIT_MS - 800 - 100)  # still within 2 s of the last tap
+    assert o.api.posts == []
+    o.run(200)
+    assert o.api.posts == [("make_move", "p2", "b7a8n")]
+
+
 def test_the_secrets_are_written_once_never_read_back_and_status_says_only_set(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # online.secret lives in the board's (here the test's) root
     rig = Rig()
@@ -358,8 +380,118 @@ def test_a_variant_game_is_refused_with_words_and_the_board_plays_on():
 def test_new_game_forgets_the_game_befores_promotion_and_draw_offer():
     o = Online()
     o.run(100)
-    o.central.promotion = ("e7e8q", 0)
+    o.central.promotion = ("e7e8q", 0, 0)
     o.central.draw_shown = True
     o.central.partial = "mov"
     o.central.new_game({"fen": "startpos", "white": True})
     assert o.central.promotion is None and not o.central.draw_shown and o.central.partial == ""
+
+
+def test_values_no_network_or_lichess_would_take_are_refused_with_the_reason(tmp_path, monkeypatch):
+    # Issue 29 item 10: a 40-byte SSID, a tab-only or 3-character WPA password, a token with a
+    # space were all "ok ... set". Each is refused now, says why, and loses what was stored.
+    monkeypatch.chdir(tmp_path)
+    rig = Rig()
+    good = ["online wifi-ssid " + "n" * 32, "online wifi-password " + "p" * 63, "online lichess-token lip_AbC123"]
+    assert [rig.ask(line)[0] for line in good] == ["ok wifi-ssid set", "ok wifi-password set", "ok lichess-token set"]
+    from online import secrets
+
+    stored = secrets.load()
+    refused = {
+        "online wifi-ssid " + "n" * 40: "err a Wi-Fi network's name (SSID) is at most 32 bytes (802.11): this one is 40 bytes in UTF-8",
+        "online wifi-password \t": "err a Wi-Fi password of only spaces or tabs cannot be right: for an open network clear it"
+                                   " (online wifi-password -)",
+        "online wifi-password " + " " * 9: "err a Wi-Fi password of only spaces or tabs cannot be right: for an open network clear it"
+                                          " (online wifi-password -)",
+        "online wifi-password abc": "err a WPA Wi-Fi password is 8 to 63 characters (or the key as 64 hex digits): this one has 3",
+        "online wifi-password " + "p" * 64: "err a WPA Wi-Fi password is 8 to 63 characters (or the key as 64 hex digits): this one has 64",
+        "online wifi-password pass\tword": "err a WPA Wi-Fi password is printable ASCII (letters, digits, punctuation, spaces):"
+                                           " this one has a tab at character 5",
+        "online lichess-token lip_AbC 123": "err a Lichess token is one word of printable ASCII, as Lichess shows it (lip_...):"
+                                            " this one has a space at character 8",
+        "online lichess-token lip_AbC\t123": "err a Lichess token is one word of printable ASCII, as Lichess shows it (lip_...):"
+                                             " this one has a tab at character 8",
+    }
+    for line, answer in refused.items():
+        assert rig.ask(line) == [answer], line
+        assert secrets.load() == stored, line  # nothing lost, nothing half-written
+    # 64 hex digits are the key itself (a raw PSK): taken; and `-` still clears (an open network).
+    assert rig.ask("online wifi-password " + "0123456789abcdef" * 4) == ["ok wifi-password set"]
+    assert rig.ask("online wifi-password -") == ["ok wifi-password cleared"]
+    # Typed UTF-8 never reaches the command (the link refuses non-ASCII lines); the rule counts
+    # bytes, as the radio does, for what the file holds: 28 characters, 35 bytes.
+    assert "35 bytes" in secrets.problem("ssid", "Café" * 7)
+    assert secrets.problem("ssid", "Café" * 6) is None
+
+
+def test_a_secrets_file_written_by_hand_with_a_bad_value_keeps_the_board_offline_with_the_reason(tmp_path, monkeypatch):
+    # The same rules at power-up (online/boot.py) for a file put on the flash by hand: the console
+    # says which value and why, the board boots and plays offline, nothing is joined.
+    import os
+    import sys
+
+    shims = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "shims")
+    if shims not in sys.path:
+        sys.path.append(shims)
+    from online import boot
+
+    monkeypatch.chdir(tmp_path)
+    with open("online.secret", "w") as f:
+        f.write("ssid Home\npassword abc\ntoken lip_AbC123\n")
+    rig = Rig()
+    said = []
+    assert boot.start(rig.app, said.append) is None
+    assert said == ["online: the Wi-Fi password in online.secret cannot be used: a WPA Wi-Fi password is 8 to 63"
+                    " characters (or the key as 64 hex digits): this one has 3. The board stays offline; set it"
+                    " again (USB: online wifi-password PW)"]
+    with open("online.secret", "w", encoding="utf-8") as f:
+        f.write("ssid %s\ntoken lip_AbC123\n" % ("Café" * 7))
+    said.clear()
+    assert boot.start(rig.app, said.append) is None
+    assert "the Wi-Fi network's name (SSID) in online.secret cannot be used" in said[0] and "35 bytes" in said[0]
+    rig.play("e2e4")  # the board plays on, offline
+    assert rig.game.uci_moves() == ["e2e4"]
+
+
+def test_a_move_the_network_has_not_delivered_is_shown_on_its_squares_until_lichess_has_it():
+    # Issue 29 item 8: during an outage or a 429's minute the player's clock runs on Lichess, and
+    # only the console said so, as "make_move will be sent again". The board shows the move on its
+    # squares (UNSENT) and says it in plain words, until the game stream has the move.
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "w1"}})
+    o.lichess(full("w1", True))
+    o.play("e2e4")
+    assert o.api.posts == [("make_move", "w1", "e2e4")]
+    assert frame_squares(o.rig, S.UNSENT) == []  # sent, no trouble yet: nothing to show
+    o.api.inbox.append(("retry", "make_move", "[Errno 113] EHOSTUNREACH"))
+    o.run(100)
+    assert frame_squares(o.rig, S.UNSENT) == [parse_square("e2"), parse_square("e4")]
+    said = [s for s in o.said if "e2e4" in s]
+    assert said[-1].startswith("Lichess has not got your move e2e4 yet (") and "your clock runs there" in said[-1]
+    assert not any("make_move" in s for s in o.said), o.said  # no internal names
+    # A 429 while it waits: still shown, the minute said.
+    o.api.inbox.append(("wait", 60))
+    o.run(100)
+    assert o.said[-1] == "Lichess asks for a pause (too many requests): your move e2e4 goes in 60 s; your clock runs there"
+    assert frame_squares(o.rig, S.UNSENT) == [parse_square("e2"), parse_square("e4")]
+    # The game stream has it: the squares go back to the last move's, and the player is told.
+    o.lichess(state("e2e4"))
+    assert frame_squares(o.rig, S.UNSENT) == []
+    assert "Lichess has your move e2e4" in o.said
+    assert frame_squares(o.rig, S.LAST_MOVE) == [parse_square("e2"), parse_square("e4")]
+
+
+def test_a_refused_move_that_waited_is_no_longer_shown_as_waiting():
+    o = Online()
+    o.run(100)
+    o.lichess({"type": "gameStart", "game": {"gameId": "w2"}})
+    o.lichess(full("w2", True))
+    o.play("d2d4")
+    o.api.inbox.append(("retry", "make_move", "HTTP 503"))
+    o.run(100)
+    assert frame_squares(o.rig, S.UNSENT) == [parse_square("d2"), parse_square("d4")]
+    o.api.inbox.append(("refused", "make_move", ("w2", "d2d4"), "the game is over"))
+    o.run(500)
+    assert frame_squares(o.rig, S.UNSENT) == []
+    assert "Lichess has your move d2d4" not in o.said

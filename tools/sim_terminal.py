@@ -376,7 +376,7 @@ class Terminal:
             if frame[sq] or px[6 * sq:6 * sq + 6] != "000000" or mono[sq] == "1":
                 any_lit = True
                 self.say("%s %-14s ws2812b #%s  max7219 %s" % (
-                    square_name(sq), board_sim.signals.NAMES[frame[sq]], px[6 * sq:6 * sq + 6],
+                    square_name(sq), board_sim.signals.name(frame[sq]), px[6 * sq:6 * sq + 6],
                     "on" if mono[sq] == "1" else "off"))
         if not any_lit:
             self.say("all LEDs off")

@@ -40,8 +40,9 @@ class Display:
         if _PRIORITY[signal] > _PRIORITY[f[sq]]:
             f[sq] = signal
 
-    def render(self, referee, fault_squares=None):
-        """Recompute the frame; returns it. fault_squares: switches the hardware layer found faulty."""
+    def render(self, referee, fault_squares=None, unsent=()):
+        """Recompute the frame; returns it. fault_squares: switches the hardware layer found faulty;
+        unsent: the squares of the player's move a network has not delivered yet (online play)."""
         f = self.frame
         f[:] = _ZEROS  # one C-level copy: a Python loop over 64 squares costs 0.5 ms on the Pico
         game = referee.game
@@ -51,6 +52,8 @@ class Display:
         if last and self.show_last_move:
             put(move_from(last), S.LAST_MOVE)
             put(move_to(last), S.LAST_MOVE)
+        for sq in unsent:
+            put(sq, S.UNSENT)
         if referee.remote:
             put(move_from(referee.remote), S.REMOTE_MOVE)
             put(move_to(referee.remote), S.REMOTE_MOVE)

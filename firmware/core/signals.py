@@ -29,8 +29,9 @@ TOUCHED = const(19)  # touch-move: this piece must move (or be captured)
 ILLEGAL = const(20)  # the squares of an illegal move
 FAULT = const(21)  # hardware fault: a switch stuck closed or never changing
 LOW_TIME = const(22)  # the clock: the side to move has little time left, shown on its king
+UNSENT = const(23)  # the player's move the network has not delivered to Lichess yet: from and to
 
-COUNT = const(23)
+COUNT = const(24)
 
 # Higher wins when two signals want one square.
 PRIORITY = bytes(
@@ -58,31 +59,23 @@ PRIORITY = bytes(
         13,  # ILLEGAL
         14,  # FAULT
         2,  # LOW_TIME: under check, a lifted king's signals and anything the hand does
+        3,  # UNSENT: over the last move it is, under anything the hand does
     )
 )
 
-NAMES = (
-    "off",
-    "last-move",
-    "claim",
-    "quiet",
-    "capture",
-    "lifted",
-    "remote-move",
-    "promote-queen",
-    "promote-rook",
-    "promote-bishop",
-    "promote-knight",
-    "check",
-    "stalemate",
-    "draw",
-    "mated-king",
-    "mating-piece",
-    "resigned",
-    "place-here",
-    "remove",
-    "touched",
-    "illegal",
-    "fault",
-    "low-time",
+# Each code's name, for the simulators, the tools and the tests (the firmware never names a
+# signal): one string, split only when asked, so the board holds no table of 24 names.
+_NAMES = (
+    "off last-move claim quiet capture lifted remote-move promote-queen promote-rook "
+    "promote-bishop promote-knight check stalemate draw mated-king mating-piece resigned "
+    "place-here remove touched illegal fault low-time unsent"
 )
+
+
+def names():
+    """The signals' names in code order: names()[CHECK] == "check"."""
+    return _NAMES.split()
+
+
+def name(code):
+    return _NAMES.split()[code]

@@ -42,6 +42,7 @@ game-end signals share patterns with play signals but are only shown once the ga
 | illegal        | !    | magenta (255, 0, 255)       | fast 4 Hz   | 0x5555       | fast blink 4 Hz                         |
 | fault          | ?    | red (255, 0, 0)             | fast 4 Hz   | 0x55FF       | alarm: 1 s on, then 1 s of 4 Hz flicker |
 | low-time       | ~    | red-orange (255, 40, 0)     | blink 2 Hz  | 0x1111       | tick: a 128 ms flash every 512 ms       |
+| unsent         | u    | pink (255, 64, 128)         | flash 1 Hz  | 0x0303       | a 256 ms flash every second             |
 
 RGB colours are at full scale; the driver multiplies them by the brightness setting and then
 caps the whole frame's current (hardware/ws2812.py).
@@ -89,6 +90,7 @@ COLOURS = bytes(
         255, 0, 255,  # illegal: magenta, fast
         255, 0, 0,  # fault: red, fast
         255, 40, 0,  # low-time: red-orange, on the king of the side to move (the clock, docs/clock.md)
+        255, 64, 128,  # unsent: pink, the player's move Lichess does not have yet (docs/lichess-wifi.md)
     )
 )  # fmt: skip
 
@@ -116,10 +118,11 @@ RGB_BLINK = (
     BLINK_4HZ,  # illegal: fast, like DGT boards' illegal-move blink
     BLINK_4HZ,  # fault
     BLINK_2HZ,  # low-time
+    0x0303,  # unsent: a short flash every second, unlike the last move's steady glow
 )
 
 # 1 = the colour's brightness ramps up and down once a second instead of being steady.
-RGB_PULSE = bytes((0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+RGB_PULSE = bytes((0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 MONO_BLINK = (
     DARK,  # off
@@ -145,13 +148,14 @@ MONO_BLINK = (
     BLINK_4HZ,  # illegal
     0x55FF,  # fault: alarm
     0x1111,  # low-time: a tick every 512 ms
+    0x0303,  # unsent: a 256 ms flash every second
 )
 
 # The pulsing codes as 1-byte bytes: `code in frame` is then one C-level search of a bytearray.
 PULSE_CODES = tuple(bytes((c,)) for c in range(signals.COUNT) if RGB_PULSE[c])
 
 # One character per code for terminals, in code order.
-CHARS = ".-=ox*>QRBN+sd#mfv^t!?~"
+CHARS = ".-=ox*>QRBN+sd#mfv^t!?~u"
 
 if not (
     len(COLOURS) == 3 * signals.COUNT

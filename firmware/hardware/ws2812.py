@@ -29,19 +29,19 @@ from hardware import leds
 
 _SQUARES = const(64)
 _BYTES = const(192)
-_COUNT = const(23)  # signals.COUNT, checked below: paint() tables are laid out for it
+_COUNT = const(24)  # signals.COUNT, checked below: paint() tables are laid out for it
 
 # paint()'s table (bytes): the byte offset of each square's LED in the strip buffer, then the
 # full-scale colour of each code (leds.COLOURS), then 1 for the codes that pulse.
 T_COLOURS = const(64)
-T_PULSE = const(133)  # T_COLOURS + 3 * _COUNT
-_TABLE = const(156)
+T_PULSE = const(136)  # T_COLOURS + 3 * _COUNT
+_TABLE = const(160)
 # paint()'s params (array of 16-bit words): each code's RGB blink pattern, then these.
-P_SLOT = const(23)  # the blink slot now (0-15)
-P_STEADY = const(24)  # brightness of a steady colour, x/256
-P_PULSE = const(25)  # ... and of a pulsing one now
-P_ORDER = const(26)  # 26, 27, 28: where red, green and blue go in an LED's 3 bytes
-_PARAMS = const(29)
+P_SLOT = const(24)  # the blink slot now (0-15)
+P_STEADY = const(25)  # brightness of a steady colour, x/256
+P_PULSE = const(26)  # ... and of a pulsing one now
+P_ORDER = const(27)  # 27, 28, 29: where red, green and blue go in an LED's 3 bytes
+_PARAMS = const(30)
 # paint() returns the sum of the channel values written | these flags for the frame's codes.
 BLINKS = const(1 << 20)  # a code with a blink pattern (the picture changes every 128 ms)
 PULSES = const(1 << 21)  # a pulsing code (the picture changes every 32 ms)

@@ -16,12 +16,12 @@ def paint(out, frame, table, params) -> int:
     fr = ptr8(frame)
     t = ptr8(table)
     p = ptr16(params)
-    bit = 1 << p[23]  # P_SLOT
-    k_steady = p[24]  # P_STEADY
-    k_pulse = p[25]  # P_PULSE
-    o_r = p[26]  # P_ORDER
-    o_g = p[27]
-    o_b = p[28]
+    bit = 1 << p[24]  # P_SLOT
+    k_steady = p[25]  # P_STEADY
+    k_pulse = p[26]  # P_PULSE
+    o_r = p[27]  # P_ORDER
+    o_g = p[28]
+    o_b = p[29]
     total = 0
     flags = 0
     sq = 0
@@ -29,14 +29,14 @@ def paint(out, frame, table, params) -> int:
         i = t[sq]
         code = fr[sq]
         sq += 1
-        if code == 0 or code >= 23:  # signals.COUNT
+        if code == 0 or code >= 24:  # signals.COUNT
             o[i] = 0
             o[i + 1] = 0
             o[i + 2] = 0
             continue
         pattern = p[code]
         k = k_steady
-        if t[133 + code]:  # T_PULSE
+        if t[136 + code]:  # T_PULSE
             flags |= 1 << 21  # PULSES
             k = k_pulse
         if pattern != 0xFFFF:

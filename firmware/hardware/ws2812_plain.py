@@ -6,16 +6,16 @@ from micropython import const
 # hardware/ws2812.py's layout, written out here as ws2812_native.py does (so that this module
 # imports nothing of the driver's; host_tests/test_leds.py checks that the numbers agree).
 _T_COLOURS = const(64)
-_T_PULSE = const(133)
-_P_SLOT = const(23)
-_P_STEADY = const(24)
-_P_PULSE = const(25)
-_P_ORDER = const(26)
+_T_PULSE = const(136)
+_P_SLOT = const(24)
+_P_STEADY = const(25)
+_P_PULSE = const(26)
+_P_ORDER = const(27)
 _BLINKS = const(1 << 20)
 _PULSES = const(1 << 21)
 
 _SQUARES = const(64)
-_COUNT = const(23)  # signals.COUNT (hardware/ws2812.py checks it)
+_COUNT = const(24)  # signals.COUNT (hardware/ws2812.py checks it)
 
 
 def paint(out, frame, table, params):

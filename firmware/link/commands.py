@@ -225,7 +225,7 @@ COMMANDS = (
     ("selftest", _selftest, False, "  selftest [scan|leds|squares|skip|stop]  bring-up test of the LEDs and switches"),
     ("engine", _engine, False, "  engine [white|black|off [LEVEL] | level N | hint]  the board's own engine"),
     ("ble", _ble, False, "  ble [off|cpp|chesslink|both]  Bluetooth LE: what it does, or which apps it serves"),
-    ("online", _online, False, "  online [wifi-ssid S|wifi-password P|lichess-token T|seek M+I]  Lichess over Wi-Fi"),
+    ("online", _online, False, "  online [wifi-ssid S|wifi-password P|lichess-token T|seek M+I|broadcast ...]  Lichess over Wi-Fi"),
     ("clock", _clock, False, "  clock [CONTROL|none|start|pause|resume]  the chess clock (e.g. clock 5+3)"),
     ("help", _help, False, "  help            this text: 'help N' then N lines"),
 )

@@ -1,7 +1,7 @@
 # The CPP central's commands (link/cpp.py's Cpp holds the session they act on): one function per
 # command, cpp and the text after the command's name in, lines to the central out.
 from core.game import Game
-from core.position import KNIGHT, STARTING_FEN, move_uci, parse_square
+from core.position import BLACK, KNIGHT, STARTING_FEN, WHITE, move_uci, parse_square
 from core.referee import OVER, PLAY, SETUP
 from link.commands import complete_fen
 from link.cpp_terms import DRAW_REASONS, FEATURES, PROMOTION_LETTERS, VARIANTS, pushed
@@ -232,14 +232,22 @@ def _shift(cpp, rest, back):
 
 
 def end(cpp, rest):
-    # CPP: no answer. A draw the board's game has not reached yet is shown on the kings. Outside a
-    # round there is no round to end: the board's own game is not the central's to draw.
+    # CPP: no answer. A draw the board's game has not reached yet is shown on the kings. The
+    # board's extension `end REASON RESULT` (the companion sends it; CPP apps never do) shows a
+    # decided game the board's game has not reached, lost by resigning, on time or by leaving on
+    # Lichess, on the loser's king as a resignation. Outside a round there is no round to end:
+    # the board's own game is not the central's to draw.
     if not cpp.round:
         return
     game = cpp.app.referee.game
-    if rest in DRAW_REASONS and not game.is_over():
-        game.agree_draw()
-        cpp.load(game)
+    reason, _, result = rest.partition(" ")
+    if not game.is_over():
+        if reason in DRAW_REASONS:
+            game.agree_draw()
+            cpp.load(game)
+        elif result in ("1-0", "0-1"):
+            game.resign(WHITE if result == "0-1" else BLACK)
+            cpp.load(game)
     cpp.leave()
 
 

@@ -235,7 +235,7 @@ class BoardApi:
         except Exception as e:  # noqa: BLE001 - the network core must not die of it
             self.recover(e, self._errors)
             self._errors += 1
-            return RECONNECT_MS[min(self._errors - 1, len(RECONNECT_MS) - 1)] + IDLE_MS
+            return RECONNECT_MS[min(self._errors - 1, len(RECONNECT_MS) - 1)]
         return 0 if busy else IDLE_MS
 
     def run(self, lost_after_ms=None):

@@ -33,13 +33,22 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
     from online import secrets
 
     keys = secrets.load()
+    if getattr(app.settings, "broadcast", None):
+        # A board that broadcasts its own game plays it over the board, not on Lichess: the
+        # broadcast takes the network core and its one TLS connection (online/broadcast.py).
+        from online import broadcast
+
+        if not usable(secrets, keys, console, "broadcast"):
+            return None
+        return broadcast.start(app, console, keys, network, host, port, retry_ms, lost_ms, set_rtc)
     if not keys.get("ssid") or not keys.get("token"):
         console("online: not set up (USB: online wifi-ssid NAME, online wifi-password PW, online lichess-token TOKEN)")
+        return None
+    if not usable(secrets, keys, console, "token"):
         return None
     import _thread
     import socket
     import ssl
-    import time
 
     from online.board_api import BoardApi
     from online.central import OnlineCentral
@@ -47,17 +56,9 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
 
     central = OnlineCentral(app, console)
     lock = _thread.allocate_lock()
-    try:
-        ticks_ms, sleep_ms = time.ticks_ms, time.sleep_ms
-    except AttributeError:  # CPython (tests): the same clock in ms
-        def ticks_ms():
-            return int(time.monotonic() * 1000)
-
-        def sleep_ms(ms):
-            time.sleep(ms / 1000)
-
+    ticks_ms, sleep_ms = clock_functions()
     api = BoardApi(socket, None, keys["token"], host=host, port=port, ticks_ms=ticks_ms, sleep_ms=sleep_ms, lock=lock,
-                  free=free)
+                   free=free)
     central.session = Session(api, central, accept="")
     central.net("connecting")
     if seek:
@@ -71,6 +72,40 @@ def start(app, console, seek=None, host="lichess.org", port=443, retry_ms=JOIN_R
     return central
 
 
+def clock_functions():
+    """(ticks_ms, sleep_ms): MicroPython's, or the same on CPython's monotonic clock (tests)."""
+    import time
+
+    try:
+        return time.ticks_ms, time.sleep_ms
+    except AttributeError:
+        def ticks_ms():
+            return int(time.monotonic() * 1000)
+
+        def sleep_ms(ms):
+            time.sleep(ms / 1000)
+
+        return ticks_ms, sleep_ms
+
+
+# The USB command that sets each key again, for the sentence that says a key cannot be used.
+_SET_BY = {"ssid": "wifi-ssid NAME", "password": "wifi-password PW", "token": "lichess-token TOKEN",
+           "broadcast": "broadcast-token TOKEN"}
+
+
+def usable(secrets, keys, console, token):
+    """Whether the Wi-Fi's keys and the token (token: "token" or "broadcast") in the secrets file can
+    be used. One written by hand into the file (the USB command refuses it) is said, and the board
+    plays offline."""
+    for key in ("ssid", "password", token):
+        why = secrets.problem(key, keys[key]) if key in keys else None
+        if why:
+            console("online: the %s in %s cannot be used: %s. The board stays offline; set it again (USB: online %s)"
+                    % (secrets.NAMES[key], secrets.SECRETS_PATH, why, _SET_BY[key]))
+            return False
+    return True
+
+
 def run(core):
     """The second core's whole life (the thread's function): its turns until stop()."""
     core.run()
@@ -79,7 +114,9 @@ def run(core):
 class NetworkCore:
     """What the second core does, one turn at a time: join the Wi-Fi, set the clock by SNTP, load
     the roots, then the Board API's turns; any of them failed is tried again after a pause. turn()
-    never waits; run() waits between turns (tools/memory/ steps turn() itself)."""
+    never waits; run() waits between turns (tools/memory/ steps turn() itself). api: the Board API
+    client, or a broadcast's pusher (online/broadcast.py); both have stopped, ctx, wifi_up, note(),
+    turn(lost_ms) and close_all()."""
 
     def __init__(self, api, network, socket, ssl, ssid, password, ticks_ms, sleep_ms, retry_ms, lost_ms, set_rtc):
         self.api = api

@@ -7,11 +7,12 @@
 #
 # Lines the board's Link writes come back to _from_board() while the App steps; answers to them
 # are queued and fed in poll(), after the step, never inside the Link's own event handling.
-# A promotion made on the board is answered once the board has been still for PROMOTION_WAIT_MS,
-# so taps on the new piece choose it (docs/spec.md section 3) before it is sent to Lichess.
+# A promotion made on the board is answered once the board has been still for PROMOTION_WAIT_MS
+# since the move or the last tap, with the piece on its square, so taps on the new piece choose it
+# (docs/spec.md section 3) before it is sent to Lichess: taps a second apart all count.
 from core import signals as S
 from core.game import Game
-from core.position import BLACK, STARTING_FEN, WHITE, move_uci
+from core.position import BLACK, STARTING_FEN, WHITE, move_uci, parse_square
 from link.link import Link
 
 PROMOTION_WAIT_MS = 2000
@@ -41,7 +42,7 @@ class OnlineCentral:
         self.white = True
         self.begin_due = False
         self.lit = None  # the opponent's move to light after the next begin
-        self.promotion = None  # (uci, ms) a promotion the board made, sent once the taps settle
+        self.promotion = None  # (uci, ms, last change) a promotion the board made, sent once the taps settle
         self.awaiting_draw = False  # the board's own draw sign waits for Lichess's answer
         self.net_state = "offline"
         self.now = 0
@@ -56,7 +57,7 @@ class OnlineCentral:
         if self.session is not None:
             self.session.poll(now)
         self._flush_begin()
-        if self.promotion is not None and now - self.promotion[1] >= PROMOTION_WAIT_MS:
+        if self.promotion is not None and self._promotion_chosen(now):
             self._send_promotion()
         while self.out:
             line = self.out.pop(0)
@@ -124,11 +125,23 @@ class OnlineCentral:
         if full[:4] != uci[:4]:
             full = uci
         if len(full) == 5:
-            self.promotion = (full, self.now)  # the taps may still choose another piece
+            # The taps may still choose another piece: (move, since when still, the referee's
+            # last change then).
+            self.promotion = (full, self.now, self.app.referee.last_change)
             return
         self._send("ok")
         self.moves.append(full)
         self.session.player_moved(full)
+
+    def _promotion_chosen(self, now):
+        """Whether the board has been still PROMOTION_WAIT_MS since the promotion and its last
+        tap (the referee's last lift or place), the new piece standing on its square."""
+        ref = self.app.referee
+        uci, since, seen = self.promotion
+        if ref.last_change != seen:
+            since = now  # a tap (or any hand on the board): the wait starts again
+            self.promotion = (uci, since, ref.last_change)
+        return now - since >= PROMOTION_WAIT_MS and ref.occ[parse_square(uci[2:4])]
 
     def _send_promotion(self):
         uci = self.promotion[0]
@@ -158,6 +171,11 @@ class OnlineCentral:
         self.net_frame = frame
         self.net_frame_until = self.now + NET_SHOW_MS
         self.app.host_frame = frame
+        self.app.redraw()
+
+    def move_waiting(self, uci):
+        # The move's squares on the LEDs until Lichess has it: the player's clock runs there.
+        self.app.unsent = () if uci is None else (parse_square(uci[0:2]), parse_square(uci[2:4]))
         self.app.redraw()
 
     def new_game(self, info):

@@ -208,20 +208,45 @@ class Connection:
 
     def request(self, method, path, headers, body=b""):
         """Send one request; returns the Response once its head is read."""
+        self.send(method, path, headers, body)
+        return self.read_head()
+
+    def send(self, method, path, headers, body=b""):
+        """Send one request, without waiting for its answer (read_head() reads it). body: bytes,
+        or a tuple of buffers sent one after another (a broadcast's PGN in pieces: nothing joined)."""
         if self.tls is None:
             self.open()
+        parts = body if isinstance(body, tuple) else None
+        length = len(body)
+        if parts is not None:
+            length = 0
+            for part in parts:
+                length += len(part)
         lines = ["%s %s HTTP/1.1" % (method, path), "Host: " + self.host]
         for k in headers:
             lines.append("%s: %s" % (k, headers[k]))
-        if body or method == "POST":
-            lines.append("Content-Length: %d" % len(body))
-        data = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+        if length or method == "POST":
+            lines.append("Content-Length: %d" % length)
+        data = ("\r\n".join(lines) + "\r\n\r\n").encode()
         try:
-            self.tls.write(data)
+            if parts is None:
+                self._write_all(data + body)
+            else:
+                self._write_all(data)
+                for part in parts:
+                    self._write_all(part)
         except OSError as e:
             self.close()
             raise HttpError("the connection failed while sending (%s)" % _words(e))
-        return self.read_head()
+
+    def _write_all(self, data):
+        """All of data: a TLS write may take only part of a long buffer (mbedTLS's record size)."""
+        view = memoryview(data)
+        while len(view):
+            n = self.tls.write(view)
+            if not n or n >= len(view):  # None or 0: a non-blocking socket took nothing now (as before)
+                return
+            view = view[n:]
 
     def read_head(self):
         status_line = self.read_line(wait=True)

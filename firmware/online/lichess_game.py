@@ -63,6 +63,21 @@ RAPID_MIN_S = 480
 RATE_LIMIT_MS = 60000
 
 
+# What each post does, in a player's words (a post the network has not delivered yet is named so).
+_POST_WORDS = {
+    "make_move": "your move",
+    "resign_game": "your resignation",
+    "offer_draw": "your draw offer",
+    "accept_draw": "your acceptance of the draw",
+    "decline_draw": "your refusal of the draw",
+    "abort_game": "the abort",
+    "claim_victory": "the claim of the win",
+    "accept": "the challenge's acceptance",
+    "decline": "the challenge's refusal",
+    "decline_takeback": "the takeback's refusal",
+}
+
+
 def seek_allowed(minutes, increment):
     """Whether the Board API pairs a seek of this time control (rapid or slower)."""
     return minutes * 60 + 40 * increment >= RAPID_MIN_S
@@ -343,6 +358,22 @@ class LichessGame:
             out.append((OFFERED, False))
         out.append((END, result, words, reason))
         return out
+
+    def not_sent(self, what, reason):
+        """Words for the player when the network has not delivered a post (it is sent again until
+        Lichess has it): a move says so, and that the player's clock runs on Lichess meanwhile."""
+        if what == "make_move" and self.sent:
+            return "Lichess has not got your move %s yet (%s): your clock runs there; it is sent again until Lichess has it" % (
+                self.sent, reason)
+        return "Lichess has not got %s yet (%s): it is sent again until Lichess has it" % (
+            _POST_WORDS.get(what, what), reason)
+
+    def slowed_down(self, seconds):
+        """Words for a 429: every request waits a full minute, a move waiting included."""
+        if self.sent:
+            return "Lichess asks for a pause (too many requests): your move %s goes in %d s; your clock runs there" % (
+                self.sent, seconds)
+        return "Lichess asks for a pause (too many requests): nothing is sent for %d s" % seconds
 
     def tick(self, now):
         """Call now and then (ms): claims the win once the opponent has been gone long enough."""

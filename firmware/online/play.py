@@ -15,6 +15,8 @@
 #   ended(result, words, reason)
 #   say(text)                   words for the player (the USB console)
 #   net(state)                  "online", "connecting", "offline", "refused": for the LEDs
+#   move_waiting(uci)           the player's move the network has not delivered to Lichess yet
+#                               (the player's clock runs there): shown on its squares; None: it has
 from online import lichess_game as lg
 
 SEEK_GRACE_MS = 3000  # after the event stream opens: a game in progress is announced within this
@@ -31,6 +33,7 @@ class Session:
         self.state = "connecting"
         self.pending_seek = None  # (minutes, increment): seek once Lichess has said no game is on
         self.seek_after = None  # ms: when, if no gameStart came first
+        self.waiting = None  # the player's move shown as not yet delivered (UCI)
 
     # ------------------------------------------------------------------ the player's side
 
@@ -94,9 +97,11 @@ class Session:
                     self.board.say("Lichess %s stream lost (%s): reconnecting; the game is kept" % (item[1], item[2]))
             elif kind == "retry":
                 self._net("connecting")
-                self.board.say("Lichess unreachable (%s): %s will be sent again" % (item[2], item[1]))
+                self.board.say(self.logic.not_sent(item[1], item[2]))
+                self._move_waits()
             elif kind == "wait":
-                self.board.say("Lichess asks to slow down (HTTP 429): waiting %d s, then carrying on" % item[1])
+                self.board.say(self.logic.slowed_down(item[1]))
+                self._move_waits()
             elif kind == "refused":
                 self.act(self.logic.refused(item[1], item[2], item[3]))
             elif kind in ("auth", "tls"):
@@ -110,6 +115,19 @@ class Session:
                 self.seek(self.pending_seek[0], self.pending_seek[1])
             self.pending_seek = self.seek_after = None
         self.act(self.logic.tick(now))
+        if self.waiting is not None and self.logic.sent != self.waiting:
+            if self.waiting in self.logic.moves:
+                self.board.say("Lichess has your move %s" % self.waiting)
+            self.waiting = None
+            self.board.move_waiting(None)
+
+    def _move_waits(self):
+        """A retry or a pause while the player's move is on its way: the board shows that move
+        until the game stream has it (or Lichess refuses it)."""
+        sent = self.logic.sent
+        if sent is not None and sent != self.waiting:
+            self.waiting = sent
+            self.board.move_waiting(sent)
 
     def _net(self, state):
         if state != self.state:

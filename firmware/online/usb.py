@@ -7,6 +7,7 @@
 # A value is the rest of the line after the word and one space, exactly as typed: WPA allows
 # spaces at either end of a password or a network's name, so nothing is stripped.
 #   online seek MIN+INC             seek a game on Lichess now (rapid or slower)
+#   online broadcast...             a Lichess broadcast of the board's game (online/broadcast_usb.py)
 # and the end of the `status` line: whether the secrets are set, never what they are.
 from online import secrets
 
@@ -48,6 +49,11 @@ def command(link, rest):
         return
     what = words[0]
     value = words[1].strip() if len(words) > 1 else ""
+    if what.startswith("broadcast"):  # a Lichess broadcast: its own module (online/broadcast_usb.py)
+        from online.broadcast_usb import command as broadcast_command
+
+        broadcast_command(link, what, _typed(link, what, value) if value else "")
+        return
     if what in _KEYS:
         typed = _typed(link, what, value)
         cleared = typed == CLEAR
@@ -62,7 +68,7 @@ def command(link, rest):
         link.line("ok %s %s" % (what, "cleared" if cleared else "set"))  # never the value: it is not read back
         return
     if what == "seek":
-        if central is None:
+        if central is None or central.session is None:
             link.err("online: not online (status says why)")
             return
         from online.lichess_game import parse_seek
@@ -75,4 +81,4 @@ def command(link, rest):
         central.session.seek(minutes, inc)
         link.line("ok seeking %d+%d" % (minutes, inc))
         return
-    link.err("online: wifi-ssid, wifi-password, lichess-token or seek")
+    link.err("online: wifi-ssid, wifi-password, lichess-token, seek or broadcast")

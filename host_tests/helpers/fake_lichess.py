@@ -195,10 +195,15 @@ class FakeLichess:
             self._game_event(g.state())
 
     def opponent_resigns(self):
+        self.ends("resign", "me")
+
+    def ends(self, status, winner):
+        """Lichess ends the game: status as its gameState says (resign, outoftime, timeout, ...),
+        winner "me" or "them"."""
         with self.lock:
             g = self.game()
-            g.status = "resign"
-            g.winner = "white" if g.me_white else "black"
+            g.status = status
+            g.winner = "white" if g.me_white == (winner == "me") else "black"
             self._game_event(g.state())
             self._end_streams()
 

@@ -7,8 +7,9 @@
 # Usage: python host_tests/helpers/online_board.py HOST PORT ROOTS_PEM SECRETS_FILE [STREAM_TIMEOUT_MS RATE_LIMIT_MS [app]]
 # With `app` the board is the whole firmware instead (App on hardware/fake.py's reed matrix, the
 # online central, online/central.py): `move UCI` is then a pair of hands lifting and placing the
-# pieces (`hands SQ SQ ...` lifts/places squares in turn), and the lit opponent's move is printed
-# as `lit: UCI`.
+# pieces (`hands SQ SQ ...` lifts/places squares in turn, 60 ms apart, `wait MS` among them pauses
+# the hands; `hands: done at MS` once they are through), and the lit opponent's move is printed as
+# `lit: UCI`.
 import sys
 
 sys.path.append("firmware")
@@ -57,6 +58,9 @@ class ScriptedBoard:
 
     def net(self, state):
         out("net: " + state)
+
+    def move_waiting(self, uci):
+        out("waiting: %s" % uci)
 
     def new_game(self, info):
         self.moves = []
@@ -107,6 +111,9 @@ class FirmwareBoard:
         scanner = MatrixScanner(self.vm.rows, read_columns=self.vm.read_columns, sleep_us=self.vm.sleep_us)
         self.app = App(config.Settings(), scanner, TextLeds())
         self.app.start(0)
+        from core.referee import event_text
+
+        self.app.listeners.append(lambda ev: out("board: " + event_text(ev)))  # what the hands did, as replay.py says it
         self.central = OnlineCentral(self.app, lambda text: out("say: " + text))
         self.t = 0
         self.lit = 0
@@ -125,9 +132,19 @@ class FirmwareBoard:
             if remote:
                 out("lit: " + move_uci(remote))
 
-    def hands(self, squares):
-        """The squares to touch in turn: each is lifted when a piece stands there, else placed."""
-        return [self.parse(name) for name in squares]
+    def hands(self, words):
+        """The squares to touch in turn (each is lifted when a piece stands there, else placed),
+        and ("wait", MS) for each `wait MS` among them."""
+        out = []
+        i = 0
+        while i < len(words):
+            if words[i] == "wait":
+                out.append(("wait", int(words[i + 1])))
+                i += 2
+            else:
+                out.append(self.parse(words[i]))
+                i += 1
+        return out
 
     def touch(self, sq):
         if self.vm.occupied(sq):
@@ -156,7 +173,8 @@ def main():
     session = Session(api, board, accept="")
     if firmware:
         firmware.central.session = session
-    touches = []  # squares the hands still have to lift or place, one every 60 ms
+    touches = []  # squares the hands still have to lift or place, one every 60 ms, and pauses
+    hands_at = [0]  # the firmware's ms when the hands do the next
     _thread.start_new_thread(api.run, ())
     commands = []
     clock = {"worst": 0, "turns": 0}
@@ -178,8 +196,15 @@ def main():
         start = ticks_ms()
         if firmware:
             firmware.step(start)
-            if touches and firmware.t % 60 == 0:
-                firmware.touch(touches.pop(0))
+            if touches and firmware.t >= hands_at[0]:
+                todo = touches.pop(0)
+                if isinstance(todo, tuple):
+                    hands_at[0] = firmware.t + todo[1]
+                else:
+                    firmware.touch(todo)
+                    hands_at[0] = firmware.t + 60
+                if not touches:
+                    out("hands: done at %d" % firmware.t)
         else:
             session.poll(start)
         took = ticks_diff(ticks_ms(), start)

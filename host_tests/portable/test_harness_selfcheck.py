@@ -110,8 +110,8 @@ def test_signal_tables_cover_every_code():
             codes[value] = key
     assert sorted(codes) == list(range(signals.COUNT)), codes
     assert len(signals.PRIORITY) == signals.COUNT
-    assert len(signals.NAMES) == signals.COUNT
+    assert len(signals.names()) == signals.COUNT
     for value, key in codes.items():
-        assert signals.NAMES[value] == key.lower().replace("_", "-"), key
+        assert signals.name(value) == key.lower().replace("_", "-"), key
     assert signals.PRIORITY[signals.OFF] == 0
     assert min(signals.PRIORITY[1:]) > 0  # any signal beats an unlit square

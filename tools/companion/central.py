@@ -326,13 +326,18 @@ class Central:
         self._asked_at = float("inf")  # the player may think it over: no time-out
         return self._send("draw_offer")
 
-    def end(self, reason):
+    def end(self, reason, result=None):
+        """End the round. With a decided result (1-0, 0-1) the board's extension `end REASON
+        RESULT` shows a game lost by resigning, on time or by leaving, which the board's own game
+        has not reached, on the loser's king."""
         self.round = False
         self.shown = None
         self.hint = None
         if reason not in ("checkmate", "draw", "timeout", "resign", "abort", "undefined"):
             if "draw_reason" not in self.features:
                 reason = "draw"
+        if result in ("1-0", "0-1"):
+            reason += " " + result
         return self._send("end " + reason)
 
     def show_hint(self, uci):

@@ -57,11 +57,28 @@ def parser():
     # Tests only: how long an HTTP 429 makes every request wait (Lichess asks for a full minute).
     li.add_argument("--rate-limit-wait", type=float, default=60.0, help=argparse.SUPPRESS)
     _common(li)
+    bc = sub.add_parser("broadcast", help="push every board's game to a Lichess broadcast round (docs/broadcast.md)")
+    bc.add_argument("--round", required=True, metavar="ID", help="the round's id: the 8 characters at the end of its URL")
+    bc.add_argument("--port", action="append", metavar="DEV",
+                    help="a board's serial port, once per board, in board order (default: every Pico on USB)")
+    bc.add_argument("--token-file", help="a file holding the API token (study:write); else $LICHESS_BROADCAST_TOKEN")
+    bc.add_argument("--names", metavar="FILE", help="the players: one line a board, `N: White name - Black name`")
+    bc.add_argument("--event", default="Club game", help="the Event tag (default %(default)s)")
+    bc.add_argument("--round-tag", default="1", metavar="R", help="the Round tag (default %(default)s)")
+    bc.add_argument("--trace", action="store_true", help="print every line to and from the boards")
+    bc.add_argument("--no-keys", action="store_true", help="do not read commands from standard input")
+    bc.add_argument("--server", default="https://lichess.org", help=argparse.SUPPRESS)
+    # Tests only: how long an HTTP 429 makes the next push wait (Lichess asks for a full minute).
+    bc.add_argument("--rate-limit-wait", type=float, default=60.0, help=argparse.SUPPRESS)
     return ap
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    if args.what == "broadcast":  # no game to play: the boards' own games, read and pushed
+        from .broadcast import main as broadcast
+
+        return broadcast(args, None if args.no_keys else sys.stdin)
     view = View()
     events = queue.Queue()  # what the board, the engine or Lichess and the keyboard say, in order
     port = Port(events, args.port)

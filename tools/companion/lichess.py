@@ -18,6 +18,7 @@ it is never printed, not even in an error (requests' errors name the address, no
 import os
 import queue
 import threading
+import time
 
 import berserk
 import berserk.exceptions
@@ -88,6 +89,8 @@ class Lichess:
         self._game_gen = 0
         self._game_session = None
         self._stop = threading.Event()
+        self._quiet_lock = threading.Lock()
+        self._quiet_until = 0.0  # time.monotonic() before which no request goes out (a 429's minute)
         self._posts = queue.Queue()
         threading.Thread(target=self._poster, name="lichess-posts", daemon=True).start()
 
@@ -109,9 +112,24 @@ class Lichess:
         self._posts.put((what, args))
 
     def _rate_limited(self):
-        """HTTP 429: Lichess wants a full minute of silence before the next request."""
-        self.events.put(("li-wait", self.rate_limit_s))
-        return self._stop.wait(self.rate_limit_s)
+        """HTTP 429 on any request: Lichess wants a full minute of silence before the next one,
+        from every thread (a move included), so the pause is shared. True when stopped."""
+        with self._quiet_lock:
+            now = time.monotonic()
+            told = now < self._quiet_until  # another thread's 429 already started the pause
+            self._quiet_until = max(self._quiet_until, now + self.rate_limit_s)
+        if not told:
+            self.events.put(("li-wait", self.rate_limit_s))
+        return self._quiet()
+
+    def _quiet(self):
+        """Wait until a 429's pause is over, before any request. True when stopped."""
+        while True:
+            left = self._quiet_until - time.monotonic()
+            if left <= 0:
+                return self._stop.is_set()
+            if self._stop.wait(left):
+                return True
 
     def _poster(self):
         while not self._stop.is_set():
@@ -122,6 +140,8 @@ class Lichess:
             group = self.client.challenges if what in ("accept", "decline") else self.client.board
             attempt = 0
             while not self._stop.is_set():
+                if self._quiet():
+                    return
                 try:
                     getattr(group, what)(*args)
                     self.events.put(("li-posted", what, args))
@@ -146,6 +166,8 @@ class Lichess:
         def run():
             client = self._client(timeout=(5, SEEK_READ_TIMEOUT_S))
             while not self._stop.is_set():
+                if self._quiet():
+                    return
                 try:
                     client.board.seek(minutes, inc, rated=rated, color=color)
                     self.events.put(("li-seek-done", None))
@@ -199,6 +221,8 @@ class Lichess:
     def _stream(self, kind, game_id, gen):
         attempt = 0
         while not self._stop.is_set() and (kind == "events" or gen == self._game_gen):
+            if self._quiet():
+                return
             client = self._client(timeout=(5, self.stream_timeout))
             if kind == "game":
                 self._game_session = client.board._r.session

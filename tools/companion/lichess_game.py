@@ -93,9 +93,15 @@ class LichessMatch(Match):
         elif kind == "li-stream-down":
             self.say("Lichess %s stream lost (%s): reconnecting; the game is kept" % (event[1], event[2]))
         elif kind == "li-retry":
-            self.say("Lichess unreachable (%s): %s will be sent again" % (event[3], event[1]))
+            if self.logic is not None:
+                self.say(self.logic.not_sent(event[1], event[3]))
+            else:
+                self.say("Lichess unreachable (%s): %s is tried again" % (event[3], event[1]))
         elif kind == "li-wait":
-            self.say("Lichess asks to slow down (HTTP 429): waiting %d s, then carrying on" % event[1])
+            if self.logic is not None:
+                self.say(self.logic.slowed_down(event[1]))
+            else:
+                self.say("Lichess asks for a pause (too many requests): nothing is sent for %d s" % event[1])
         elif kind == "li-refused":
             self.act(self.logic.refused(event[1], event[2], event[3]))
         elif kind == "li-auth":
@@ -120,7 +126,12 @@ class LichessMatch(Match):
                 self.resync(a[1], quiet=fresh)
             elif kind == logic.OPPONENT:
                 if fresh:
-                    self.game.push_uci(a[1])
+                    # Already in gameFull (the opponent moved first, or while the companion was
+                    # away): lit once the board is begun, and said now, as any other move is.
+                    move = chess.Move.from_uci(a[1])
+                    san = self.game.san(move)
+                    self.game.push(move)
+                    self.announce_opponent(san, a[1])
                     lit = True
                 else:
                     self.opponent_moves(a[1])

@@ -20,7 +20,10 @@ from .view import View, clock_text
 TICK_S = 0.2
 # A promotion made on the board is answered once the board has been still this long, so taps on the
 # new piece choose it (docs/spec.md section 3) before the companion reads it back (the board's `fen`).
+# The board's CPP sends nothing for a tap, so the companion reads the position every
+# PROMOTION_READ_S: each change of the piece (a tap) starts the wait again, as on the board itself.
 PROMOTION_WAIT_S = 2.0
+PROMOTION_READ_S = 0.4
 # How long the companion looks for a board it has not seen yet before it ends (--board-wait): a
 # board plugged in is found within a second; once one was seen, an unplugged board is waited for.
 BOARD_WAIT_S = 30.0
@@ -70,7 +73,7 @@ class Match:
         self.failed = False  # ended for a reason the exit status tells (an engine that cannot start ...)
         self.promotion = "q"
         self.promotion_typed = False  # `promote X` was typed: that piece, no waiting for taps
-        self.pending_promotion = None  # (4-character UCI, since): a promotion waiting for its taps
+        self.pending_promotion = None  # PendingPromotion: a promotion waiting for its taps
         self.tags = {}
         self.in_step = False
         self.board_up = False
@@ -164,23 +167,20 @@ class Match:
         if self.waiting_end and self.central.shown and self.poll_status():
             self.central.ask_status()
         pending = self.pending_promotion
-        if pending and pending[1] is not None and time.monotonic() - pending[1] >= PROMOTION_WAIT_S:
-            self.pending_promotion = (pending[0], None)  # asked: wait for the answer
+        if pending and pending.due(time.monotonic()):
             self.central.ask_fen(self._promotion_read)
 
     def _promotion_read(self, fen):
-        """The board's position after a promotion and its taps: the piece on the square decides."""
-        if not self.pending_promotion:
+        """The board's position during a promotion's taps: once the piece on the square has stayed
+        the same for PROMOTION_WAIT_S, it decides."""
+        pending = self.pending_promotion
+        if not pending:
             return
-        uci = self.pending_promotion[0]
+        letter = pending.read(fen, time.monotonic())
+        if letter is None:
+            return  # still tapping, or the piece in the hand
+        uci = pending.uci
         self.pending_promotion = None
-        letter = "q"
-        try:
-            piece = chess.Board(fen).piece_at(chess.parse_square(uci[2:4])) if fen else None
-        except ValueError:
-            piece = None
-        if piece is not None and piece.piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-            letter = piece.symbol().lower()
         move = chess.Move.from_uci(uci + letter)
         if self.over or move not in self.game.legal_moves:
             self.central.nok()
@@ -259,7 +259,7 @@ class Match:
         self.central.shown = None
         if self.waiting_end:
             reason, self.waiting_end = self.waiting_end, None
-            self.central.end(reason)
+            self.central.end(reason, self.over[0] if self.over else None)
 
     def board_ready(self, board_fen):
         """Connected and features agreed: resume the game on the board. A board whose own game is
@@ -273,7 +273,7 @@ class Match:
             return
         self.rebegin(self._shown_not_made(board_fen))
         if self.over:
-            self.central.end(self.over_reason_cpp or "undefined")
+            self.central.end(self.over_reason_cpp or "undefined", self.over[0])
         self.after_begin()
 
     over_reason_cpp = None
@@ -357,7 +357,7 @@ class Match:
             return
         if promotion and not self.promotion_typed:
             # The board's taps choose the piece: read it back once the board is still.
-            self.pending_promotion = (uci, time.monotonic())
+            self.pending_promotion = PendingPromotion(uci, time.monotonic())
             return
         if promotion:
             self.promotion_typed = False
@@ -418,8 +418,11 @@ class Match:
         san = self.game.san(move)
         self.game.push(move)
         self.central.move(uci)
-        self.say("%s plays %s (%s): make it on the board, the LEDs show it" % (self.opponent, san, uci))
+        self.announce_opponent(san, uci)  # said once the board has it to light
         self.check_over()
+
+    def announce_opponent(self, san, uci):
+        self.say("%s plays %s (%s): make it on the board, the LEDs show it" % (self.opponent, san, uci))
 
     def check_over(self):
         outcome = self.game.outcome(claim_draw=False)
@@ -440,7 +443,7 @@ class Match:
             # The last move is still lit: end the round once it is made, so the LEDs show it.
             self.waiting_end = cpp_reason
         else:
-            self.central.end(cpp_reason)
+            self.central.end(cpp_reason, result)
         self.say("game over: %s (%s)" % (result, reason))
         self.save()
         self.game_finished()
@@ -543,3 +546,44 @@ class Match:
             "status": self.status_line(),
         }
 
+
+
+class PendingPromotion:
+    """A promotion the board made, waiting for its taps: the piece read from the board's position,
+    and since when it has stood there unchanged."""
+
+    def __init__(self, uci, now):
+        self.uci = uci
+        self.seen = "q"  # the board shows a queen first
+        self.since = now
+        self.asking = False
+        self.asked_at = now
+
+    def due(self, now):
+        """Whether to read the board's position again (one question at a time)."""
+        if self.asking or now - self.asked_at < PROMOTION_READ_S:
+            return False
+        self.asking = True
+        self.asked_at = now
+        return True
+
+    def read(self, fen, now):
+        """The chosen piece's letter once it has stood still PROMOTION_WAIT_S, else None. A board
+        that does not answer (fen None) gets the piece last seen, or a queen."""
+        self.asking = False
+        if fen is None:
+            return self.seen or "q"
+        try:
+            piece = chess.Board(fen).piece_at(chess.parse_square(self.uci[2:4]))
+        except ValueError:
+            piece = None
+        letter = None
+        if piece is not None and piece.piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+            letter = piece.symbol().lower()
+        if letter != self.seen:
+            self.seen = letter
+            self.since = now  # a tap (or the piece in the hand): the wait starts again
+            return None
+        if letter is None or now - self.since < PROMOTION_WAIT_S:
+            return None
+        return letter

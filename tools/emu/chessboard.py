@@ -64,7 +64,7 @@ def colour_signals(rgb):
         c = led_table.COLOURS[3 * code : 3 * code + 3]
         k = top / max(c)
         if all(abs(rgb[i] - c[i] * k) <= 2 + 0.02 * c[i] * k for i in range(3)):
-            out.add(signals.NAMES[code])
+            out.add(signals.name(code))
     return out
 
 

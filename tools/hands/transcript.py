@@ -200,7 +200,7 @@ def placement_occupancy(text):
 
 def frame_text(frame):
     """`a1:quiet e4:capture ...` for the squares that are lit."""
-    return " ".join("%s:%s" % (square_name(sq), signals.NAMES[frame[sq]]) for sq in range(64) if frame[sq])
+    return " ".join("%s:%s" % (square_name(sq), signals.name(frame[sq])) for sq in range(64) if frame[sq])
 
 
 class Board:

@@ -49,6 +49,7 @@ def _configs():
         ("start-up", ALL, {}, ()),
         ("two players, clock, clock display", ALL, dict(clock="5+3", **OLED), ("game",)),
         ("USB: a CPP app, then a ChessLink app", ALL, {}, ("usb_cpp", "usb_chesslink")),
+        ("USB: a DGT host, single-board then bus mode", ALL, {}, ("usb_dgt",)),
     ]
     for level in range(1, 9):
         # Its arrays are made alike at every level; what a level changes is how long it thinks

@@ -340,6 +340,28 @@ class Model:
         for label in self.move("g1f3"):
             yield label
 
+    def _usb_dgt(self):
+        """A DGT host over USB as picochess starts (update-nice mode, version, the board, the clock's
+        version, the serial-number watchdog), a move followed field by field and the board asked for
+        again; then a bus-mode host (LiveChess) pings and asks for the board."""
+        for cmd in (b"\x4b", b"\x4d", b"\x42", b"\x2b\x03\x03\x09\x00", b"\x45"):
+            self.board.link.feed(cmd)
+            self.run(20)
+            yield "usb dgt %02x" % cmd[0]
+        for label in self.move("d2d4"):
+            yield label
+        self.board.link.feed(b"\x42")
+        self.run(20)
+        yield "usb dgt board after a move"
+        from link.dgt import serial_number
+
+        address = serial_number(self.board.link.board_id)
+        for cmd, to in ((0x87, 0), (0x82, address)):  # bus mode: a ping to every board, this board's dump
+            frame = bytes((cmd, to >> 7, to & 0x7F))
+            self.board.link.feed(frame + bytes((sum(frame) & 0x7F,)))
+            self.run(1200)  # the ping's answer comes after a random delay within 1.1 s
+            yield "usb dgt bus %02x" % cmd
+
     def _ble_cpp(self):
         """A phone app connects over BLE and plays a CPP round: begin, feature msg, moves."""
         radio = self.bluetooth.radio

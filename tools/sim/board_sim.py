@@ -477,11 +477,11 @@ def signal_table_json():
     for code in range(signals.COUNT):
         c = 3 * code
         rgb = "".join(_HEX[v >> 4] + _HEX[v & 15] for v in COLOURS[c:c + 3])
-        out.append({"char": CHARS[code], "name": signals.NAMES[code], "rgb": rgb, "rgb_blink": RGB_BLINK[code],
+        out.append({"char": CHARS[code], "name": signals.name(code), "rgb": rgb, "rgb_blink": RGB_BLINK[code],
                     "pulse": RGB_PULSE[code], "mono": MONO_BLINK[code]})
     return json.dumps(out)
 
 
 def signal_names(frame):
     """`e4:quiet d5:capture ...` for the lit squares of a display frame."""
-    return " ".join(square_name(sq) + ":" + signals.NAMES[frame[sq]] for sq in range(64) if frame[sq])
+    return " ".join(square_name(sq) + ":" + signals.name(frame[sq]) for sq in range(64) if frame[sq])
