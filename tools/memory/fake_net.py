@@ -195,6 +195,8 @@ class Tls:
         # else: a handshake earlier in this turn, not measured yet: mbedTLS freed its working
         # memory at its end, and the chip's collection before this one gives the place back.
         self.rx = b""
+        self.body_left = 0  # a request's body bytes still to come (write())
+        self.method = self.path = None
         self.kind = None
         self.blocking = True
         self.cut = False
@@ -205,8 +207,27 @@ class Tls:
         self.blocking = on
 
     def write(self, data):
+        """A request's bytes, in one write or several (a broadcast's head, then its PGN's pieces):
+        the request is answered once its body is all in. Only the head is kept: the body's bytes
+        are counted, not held, so the heap holds no more of them than the chip's would."""
+        if self.cut:
+            return len(data)  # the server has hung up: the bytes go nowhere, the read finds the end
+        if self.body_left:
+            self.body_left -= len(data)
+            if self.body_left <= 0:
+                self.body_left = 0
+                self.net.request(self, self.method, self.path, b"")
+            return len(data)
         head, _, body = bytes(data).partition(b"\r\n\r\n")
         method, path = head.split(b" ")[:2]
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            key, _, value = line.partition(b":")
+            if key.strip().lower() == b"content-length":
+                length = int(value)
+        if len(body) < length:
+            self.method, self.path, self.body_left = method.decode(), path.decode(), length - len(body)
+            return len(data)
         self.net.request(self, method.decode(), path.decode(), body)
         return len(data)
 
@@ -263,6 +284,7 @@ class Net:
         self.winner = None
         self.replies = []  # the opponent's moves, in turn
         self.announce = True  # the event stream announces the game on opening
+        self.pushes = 0  # a broadcast's pushes answered
 
     def settle(self):
         """The scenario has measured the handshake's moment: its working memory goes back."""
@@ -323,6 +345,10 @@ class Net:
                     "black": {"id": "opponent", "name": "Opponent", "rating": 1500},
                     "state": self.state()}
             conn.stream("game", (full,))
+        elif path.startswith("/api/broadcast/round/") and path.endswith("/push"):
+            # Lichess's push answer, the connection kept (the board keeps it between pushes).
+            self.pushes += 1
+            conn.answer(200, {"games": [{"tags": {}, "moves": self.pushes}]}, close=False)
         elif "/move/" in path:
             self.game.append(path.rsplit("/", 1)[1])
             conn.answer(200, {"ok": True})

@@ -66,6 +66,10 @@ def _configs():
          ("lichess_game",)),
         ("Lichess with the engine", ("pico_w", "pico2_w"), {"clock": "15+10", "status_led_pin": "LED", "level": 3},
          ("lichess_idle", "engine")),
+        # A Lichess broadcast of the board's own game (online/broadcast.py): one TLS connection, kept.
+        ("a Lichess broadcast of the game, with the clock", ("pico_w", "pico2_w"),
+         {"clock": "15+10", "status_led_pin": "LED", "broadcast": "Model001", "broadcast_white": "Model White",
+          "broadcast_black": "Model Black", "broadcast_board": 7}, ("broadcast_game",)),
         ("everything at once: Lichess, the engine, BLE, the clock", ("pico2_w",),
          dict({"ble": "both", "status_led_pin": "LED", "clock": "15+10", "level": 3}, **OLED),
          ("lichess_idle", "ble_cpp_round", "engine")),
@@ -142,7 +146,7 @@ def harness_bytes(chip, settings, features=()):
     """What the harness itself holds (its code, its fakes; a fake radio when BLE is on, a fake
     network for Lichess), from a run that stops there: the model is given that much more heap, so
     the firmware has the chip's room."""
-    online = tuple(f for f in features if f.startswith("lichess"))[:1]
+    online = tuple(f for f in features if f.startswith("lichess") or f.startswith("broadcast"))[:1]
     key = (chip, settings.get("ble", "off") != "off", online)
     if key not in _HARNESS:
         steps, end = run_model(chip, "harness", settings, ("harness_only",) + online)

@@ -185,7 +185,7 @@ class Model:
             for name in self.net.modules:
                 sys.modules[name] = self.net.modules[name]
             with open("online.secret", "w") as f:
-                f.write("ssid modelnet\npassword modelpass\ntoken lip_modeltoken\n")
+                f.write("ssid modelnet\npassword modelpass\ntoken lip_modeltoken\nbroadcast lip_modelbroadcast\n")
         yield "harness"  # what the harness itself holds: tools/memory/report.py subtracts it
         if "harness_only" in self.features:
             return
@@ -220,8 +220,11 @@ class Model:
     def _start_online(self, wiring):
         """wiring.start_online(), its imports first, each in a call of its own, in the order
         online/boot.py's start() makes them (the same modules end up in the heap, in that order)."""
-        for name in ("online.secrets", "online.boot", "online.lichess_game", "online.https", "online.board_api",
-                     "online.central", "online.play"):
+        names = ("online.secrets", "online.boot", "online.lichess_game", "online.https", "online.board_api",
+                 "online.central", "online.play")
+        if self.board.app.settings.broadcast:
+            names = ("online.secrets", "online.boot", "online.https", "online.broadcast")
+        for name in names:
             __import__(name)
             yield "import " + name
         wiring.start_online(self.board)
@@ -229,7 +232,7 @@ class Model:
 
     def online_wanted(self):
         for feature in self.features:
-            if feature.startswith("lichess"):
+            if feature.startswith("lichess") or feature.startswith("broadcast"):
                 return True
         return False
 
@@ -466,6 +469,34 @@ class Model:
             yield label
         for label in self.move(uci):
             yield label
+
+    def _broadcast_game(self):
+        """The board's own game pushed to a Lichess broadcast round, with the clock: the first push
+        (the tags, no move), then a move and its push at a time over the one kept connection, the
+        connection dropped by the server between two moves (opened again: a handshake), and the
+        kings' sign of a draw, the game's last push."""
+        net = self.net
+        pusher = self.board.online.pusher
+
+        def caught_up():
+            return pusher.version and pusher.sent == pusher.version
+
+        for label in self.online_until(caught_up):
+            yield label
+        yield "broadcast: the round has the game"
+        plies = ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5", "b1c3", "d7d6", "c1g5", "h7h6")
+        for i, uci in enumerate(plies):
+            for label in self.move(uci):
+                yield label
+            if i == 6:
+                for c in net.open:
+                    c.cut = True  # the server closed the kept connection while the board was still
+            for label in self.online_until(caught_up):
+                yield label
+        yield "broadcast: 12 moves pushed"
+        if pusher.sent_ply != len(plies) or net.pushes < len(plies):
+            raise AssertionError("the round has %d plies in %d pushes (console: %s)" % (
+                pusher.sent_ply, net.pushes, self.console.lines[-5:]))
 
     def _lichess_idle(self):
         """Signed in, the event stream open (no game on Lichess): what stays loaded online."""
