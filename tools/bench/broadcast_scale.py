@@ -17,12 +17,13 @@ refused) and how long the fake held the round per push; how late each process's 
 round to its boards.
 
     .venv/bin/python tools/bench/broadcast_scale.py [--boards 100] [--per-process 25] [--plies 30]
-        [--clock 3+2] [--think 1000-3000] [--step-ms 10] [--seed 31]
+        [--clock 3+2] [--think 1000-3000] [--step-ms 20] [--seed 31]
 """
 import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -138,10 +139,12 @@ def parse_report(lines):
     return boards, loops
 
 
-def run(n_boards=100, per_process=25, plies=30, clock="3+2", think_ms=(1000, 3000), step_ms=10, seed=31,
+def run(n_boards=100, per_process=25, plies=30, clock="3+2", think_ms=(1000, 3000), step_ms=20, seed=31,
         work_s=0.0, heap="64m", limit_s=1800, say=print):
     """Plays the round; returns (problems, figures): problems is a list of sentences, empty when every
     ply arrived in order with its clock and nothing broke a limit."""
+    began = time.monotonic()
+    cpu_before = cpu_seconds()
     tmp = tempfile.mkdtemp(prefix="broadcast-scale-")
     certs = tls_certs.make(__import__("pathlib").Path(tmp) / "tls")
     specs = make_plan(n_boards, plies, think_ms, seed)
@@ -176,6 +179,9 @@ def run(n_boards=100, per_process=25, plies=30, clock="3+2", think_ms=(1000, 300
                 return ["timed out: the boards did not finish in %d s" % limit_s], {}
             time.sleep(0.5)
         finished = time.monotonic()
+        for w in workers:
+            w.proc.wait()  # reaped: their CPU time counts among the children's
+        cpu = [after - before for after, before in zip(cpu_seconds(), cpu_before)]
         lines = [line for w in workers for line in w.lines]
         problems = ["process %d ended with status %d:\n%s" % (i, w.proc.returncode, "\n".join(w.lines[-20:]))
                     for i, w in enumerate(workers) if w.proc.returncode != 0 or not w.said("end")]
@@ -183,13 +189,23 @@ def run(n_boards=100, per_process=25, plies=30, clock="3+2", think_ms=(1000, 300
         problems += check(server, specs, boards)
         if problems:  # what the boards that missed a move said last
             problems += [line for line in lines if line.startswith("said")]
-        return problems, figures(server, specs, boards, loops, requests_before,
-                                                                 started, finished)
+        figs = figures(server, specs, boards, loops, requests_before, started, finished)
+        # Of the PC's cores, over the whole run (start-up included): the fake with this harness, and
+        # the boards' processes.
+        figs["cores_fake"] = round(cpu[0] / (finished - began), 2)
+        figs["cores_boards"] = round(cpu[1] / (finished - began), 2)
+        return problems, figs
     finally:
         for w in workers:
             if not w.ended():
                 w.proc.kill()
         server.stop()
+
+
+def cpu_seconds():
+    """(this process's CPU seconds, its reaped children's), user and system."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
 
 
 def check(server, specs, boards):
@@ -276,7 +292,7 @@ def main():
     ap.add_argument("--plies", type=int, default=30)
     ap.add_argument("--clock", default="3+2")
     ap.add_argument("--think", default="1000-3000", help="ms before each move, from-to")
-    ap.add_argument("--step-ms", type=int, default=10)
+    ap.add_argument("--step-ms", type=int, default=20)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--work-ms", type=int, default=0, help="each push's work in the fake (lila's sync)")
     a = ap.parse_args()
