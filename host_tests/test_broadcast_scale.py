@@ -8,6 +8,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 
 import pytest
 
@@ -34,17 +35,16 @@ def test_four_boards_in_one_process_put_every_ply_on_the_round_in_order_with_its
 def test_the_round_queue_refuses_the_33rd_push_waiting_as_lila_does(tmp_path):
     certs = tls_certs.make(tmp_path / "tls")
     tokens = {"lip_queue_%02d" % i: {"study:write"} for i in range(RoundQueue.WAITING_MAX + 2)}
-    server = FakeBroadcast(tokens, (certs["server.pem"], certs["server.key"]), work_s=0.4).start()
+    server = FakeBroadcast(tokens, (certs["server.pem"], certs["server.key"])).start()
     server.add_round("Queue001")
+    server.hold = threading.Event()  # the first push's work waits till every push has arrived
+    queue = server.queue("Queue001")
     ctx = ssl.create_default_context(cafile=str(certs["ca.pem"]))
     statuses = []
-    arrived = threading.Barrier(len(tokens))
 
     def push(tok, board):
         pgn = '[White "W%d"]\n[Black "B%d"]\n[Board "%d"]\n\n1. e4 *\n' % (board, board, board)
-        conn = http.client.HTTPSConnection("localhost", server.port, context=ctx, timeout=60)
-        conn.connect()
-        arrived.wait()  # every board's connection open: the pushes land together
+        conn = http.client.HTTPSConnection("localhost", server.port, context=ctx, timeout=120)
         conn.request("POST", "/api/broadcast/round/Queue001/push", pgn.encode(),
                      {"Authorization": "Bearer " + tok, "Content-Type": "text/plain"})
         statuses.append(conn.getresponse().status)
@@ -54,11 +54,14 @@ def test_the_round_queue_refuses_the_33rd_push_waiting_as_lila_does(tmp_path):
     try:
         for t in threads:
             t.start()
+        end = time.monotonic() + 60
+        while queue.count + queue.refused < len(tokens) and time.monotonic() < end:
+            time.sleep(0.05)
+        server.hold.set()
         for t in threads:
             t.join(90)
     finally:
         server.stop()
     # one worked, 32 waiting behind it, the 34th refused: each token alone, so no 429
     assert sorted(statuses) == [200] * (RoundQueue.WAITING_MAX + 1) + [500]
-    queue = server.queue("Queue001")
     assert queue.refused == 1 and queue.deepest == RoundQueue.WAITING_MAX and server.violations == []

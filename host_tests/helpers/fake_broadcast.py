@@ -70,6 +70,7 @@ class FakeBroadcast:
         fill the round's queue."""
         self.tokens = tokens
         self.work_s = work_s
+        self.hold = None  # a threading.Event a test sets: till then each push's work waits (the queue fills)
         self.rate_limit_s = rate_limit_s
         self.stall_s = stall_s
         self.rounds = {}  # id -> {"source": url or None, "games": [RoundGame]}
@@ -235,6 +236,8 @@ class FakeBroadcast:
                 began = time.monotonic()
                 if self.work_s:
                     time.sleep(self.work_s)
+                if self.hold is not None:
+                    self.hold.wait(60)
                 out = []
                 for g in games:
                     tags = dict(g.headers)

@@ -24,6 +24,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -199,7 +200,9 @@ def run(n_boards=100, per_process=25, plies=30, clock="3+2", think_ms=(1000, 300
         for w in workers:
             if not w.ended():
                 w.proc.kill()
+                w.proc.wait()
         server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def cpu_seconds():
