@@ -14,6 +14,8 @@
 #   make sim-terminal       the board simulator in a terminal (SIM_ARGS="--mode casual", ...)
 #   make bench              tools/bench/bench.py: CPython, the unix port and the emulated Pico side by side
 #   make bench-pico         only the Pico's figures (tools/bench/bench.py --only pico)
+#   make bench-broadcast    100 boards on the unix port pushing blitz into one round of the broadcast fake
+#                           (tools/bench/broadcast_scale.py; BROADCAST_ARGS="--boards 50 --per-process 25")
 #   make schematic          rewrite hardware/schematic/ (KiCad netlists, ERC reports, pictures) from tools/schematic/
 #   make play               the PC companion: the board against Stockfish (PLAY_ARGS="lichess --seek 15+10", ...)
 #   make flash              compile firmware/ for the RP2040 and copy what changed to the Pico (PORT=/dev/ttyACM0)
@@ -121,6 +123,13 @@ schematic: $(PY_STAMP)
 
 bench-pico: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV_BIN)/python tools/bench/bench.py --only pico
+
+# A measurement, not a test (host_tests/test_broadcast_scale.py runs the same harness small): about
+# 2 minutes, both cores busy. Its figures are docs/figures.md's "A club's round on the broadcast".
+BROADCAST_ARGS ?=
+.PHONY: bench-broadcast
+bench-broadcast: $(PY_STAMP)
+	$(VENV_BIN)/python tools/bench/broadcast_scale.py $(BROADCAST_ARGS)
 
 # The emulated Pico (tools/emu/) boots two files a user downloads and names here (the project may
 # not ship them): MicroPython's RPI_PICO v1.27.0 .uf2 and the RP2040 B1 boot ROM (docs/emulated-pico.md).

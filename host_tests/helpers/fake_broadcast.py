@@ -8,6 +8,10 @@ keeping the rules the boards must keep (lichess-org/api's spec, lila's modules/r
   after any 429 every request within rate_limit_s is a violation (counted: a test asserts none)
   and is answered 429 again;
 - at most 100 games a push (400 beyond); a PGN python-chess cannot read: that game's error;
+- a round's pushes are worked one at a time, with at most 32 waiting behind the one being worked
+  and each given 10 s (lila's RelayPush workQueue: AsyncActorSequencers(maxSize = 32, timeout =
+  10 s)); a push that would be the 33rd waiting is refused, and one worked longer than 10 s fails,
+  both as lila's failed future reaches the client: 500 (see RoundQueue);
 - each pushed game matched to the round's games by its tags (Event, Round, White, Black, Board):
   moves it lacks are added, with the `[%clk]` of each, and when each first arrived is recorded;
   a game that went another way is replaced from where it differs; nothing is deleted.
@@ -39,10 +43,34 @@ class RoundGame:
         self.result = "*"
 
 
+class RoundQueue:
+    """lila's work queue for one round's pushes (modules/relay RelayPush.workQueue, an
+    AsyncActorSequencers keyed by the round): one push worked at a time, WAITING_MAX more queued,
+    each push's work given TIMEOUT_S. scalalib's AsyncActorBounded refuses a message when its queue
+    already holds maxSize, failing the push's future (EnqueueException); the controller does not
+    catch it, so the board gets lila's error page for a failed request, a 500. The timeout fails the
+    future the same way while the work itself carries on (the round may then have the moves)."""
+
+    WAITING_MAX = 32
+    TIMEOUT_S = 10.0
+
+    def __init__(self):
+        self.worker = threading.Lock()  # the push being worked
+        self.count = 0  # pushes being worked or waiting (under FakeBroadcast.lock)
+        self.deepest = 0  # the most ever waiting behind the one being worked
+        self.refused = 0  # pushes refused for a full queue
+        self.timed_out = 0
+        self.worked = []  # seconds each push held the round (the fake's own speed, on this machine)
+
+
 class FakeBroadcast:
-    def __init__(self, tokens, tls, port=0, rate_limit_s=60.0, stall_s=12.0):
-        """tokens: {token: set of scopes}; tls: (certificate chain file, key file)."""
+    def __init__(self, tokens, tls, port=0, rate_limit_s=60.0, stall_s=12.0, work_s=0.0):
+        """tokens: {token: set of scopes}; tls: (certificate chain file, key file); work_s: how long
+        the work of each push takes on top of the fake's own (lila's sync of the study chapters), to
+        fill the round's queue."""
         self.tokens = tokens
+        self.work_s = work_s
+        self.hold = None  # a threading.Event a test sets: till then each push's work waits (the queue fills)
         self.rate_limit_s = rate_limit_s
         self.stall_s = stall_s
         self.rounds = {}  # id -> {"source": url or None, "games": [RoundGame]}
@@ -51,6 +79,7 @@ class FakeBroadcast:
         self.limited_until = {}  # token -> monotonic time before which every request is a violation
         self.violations = []  # (token tail, seconds early): a request inside the minute after a 429
         self.requests = []  # (monotonic time, status, games in the body, user agent)
+        self.rewound = 0  # pushes that took moves off a game of the round
         self.too_many = 0
         self.fail = 0
         self.stall = 0
@@ -96,7 +125,7 @@ class FakeBroadcast:
 
     def add_round(self, round_id, source=None):
         with self.lock:
-            self.rounds[round_id] = {"source": source, "games": []}
+            self.rounds[round_id] = {"source": source, "games": [], "queue": RoundQueue()}
 
     def games(self, round_id):
         with self.lock:
@@ -195,14 +224,41 @@ class FakeBroadcast:
             games.append(g)
         if len(games) > 100:
             return 400, {"error": "Too many games: at most 100 a push"}, len(games)
-        out = []
-        for g in games:
-            tags = dict(g.headers)
-            if g.errors:
-                out.append({"tags": tags, "error": "Cannot parse moves: %s" % g.errors[0]})
-                continue
-            out.append({"tags": tags, "moves": self._merge(rnd, g, tags)})
+        queue = rnd["queue"]
+        with self.lock:
+            if queue.count > queue.WAITING_MAX:  # one being worked and 32 waiting: no room
+                queue.refused += 1
+                return 500, {"error": "The relay.push asyncActor queue is full (%d)" % queue.WAITING_MAX}, len(games)
+            queue.deepest = max(queue.deepest, queue.count)
+            queue.count += 1
+        try:
+            with queue.worker:
+                began = time.monotonic()
+                if self.work_s:
+                    time.sleep(self.work_s)
+                if self.hold is not None:
+                    self.hold.wait(60)
+                out = []
+                for g in games:
+                    tags = dict(g.headers)
+                    if g.errors:
+                        out.append({"tags": tags, "error": "Cannot parse moves: %s" % g.errors[0]})
+                        continue
+                    out.append({"tags": tags, "moves": self._merge(rnd, g, tags)})
+                took = time.monotonic() - began
+                with self.lock:
+                    queue.worked.append(took)
+                if took > queue.TIMEOUT_S:
+                    queue.timed_out += 1
+                    return 500, {"error": "AsyncActorSequencer relay.push timed out"}, len(games)
+        finally:
+            with self.lock:
+                queue.count -= 1
         return 200, {"games": out}, len(games)
+
+    def queue(self, round_id):
+        with self.lock:
+            return self.rounds[round_id]["queue"]
 
     def _merge(self, rnd, g, tags):
         now = time.monotonic()
@@ -224,6 +280,8 @@ class FakeBroadcast:
             keep = 0
             while keep < len(found.moves) and keep < len(sans) and found.moves[keep] == sans[keep]:
                 keep += 1
+            if keep < len(found.moves):
+                self.rewound += 1  # moves the round had, taken back: a push out of order, or a takeback
             del found.moves[keep:], found.clocks[keep:], found.arrived[keep:]
             found.moves.extend(sans[keep:])
             found.clocks.extend(clocks[keep:])
