@@ -341,6 +341,64 @@ def test_an_error_in_the_online_poll_is_said_and_the_board_plays_on(main_module)
     assert any("online: internal error" in line and "P@e4" in line for line in out), out
 
 
+def test_out_of_memory_following_a_move_online_stops_lichess_and_the_game_goes_on(main_module):
+    # The online central hears the referee's events inside App.step: a MemoryError there must not
+    # escape the step (every other listener would miss the event), so the central keeps it for its
+    # next poll, where the loop's edge stops online play: the move is read, the console says so,
+    # the network core is told to stop and the central no longer listens.
+    from online.central import OnlineCentral
+    from online.play import Session
+
+    settings = config.Settings()
+    pico = FakePico(settings)
+    out = []
+    board = main_module.build(settings, pico.machine, pico.neopixel, out.append)
+    board.link.use("board")
+    hands = Hands(board, pico)
+
+    class Api:
+        stopped = False
+
+        def take(self):
+            return ()
+
+        def watch_game(self, gid):
+            return 1
+
+        def post(self, what, args):
+            pass
+
+        def stop(self):
+            Api.stopped = True
+
+    app = board.app
+    central = OnlineCentral(app, app.console)
+    central.session = Session(Api(), central)
+    central.session.logic.me = "tester"
+    central.session.act(central.session.logic.account_event({"type": "gameStart", "game": {"gameId": "g1"}}))
+    central.session.act(central.session.logic.game_event({
+        "type": "gameFull", "id": "g1", "white": {"id": "tester", "name": "Tester"}, "black": {"id": "opp", "name": "Opp"},
+        "initialFen": "startpos", "clock": {"initial": 600000, "increment": 0},
+        "state": {"type": "gameState", "moves": "", "wtime": 600000, "btime": 600000, "status": "started"}}))
+    board.online = app.online = central
+    hands.run(100)
+    assert central.round  # Lichess's game is the board's
+
+    def no_memory(ev):
+        raise MemoryError("memory allocation failed")
+
+    central._board_event = no_memory
+    hands.play("e2e4")
+    hands.run(200)
+    assert app.referee.game.uci_moves() == ["e2e4"]
+    assert board.online is None and app.online is None
+    assert Api.stopped and central._listener not in app.listeners
+    assert any(loop.ONLINE_STOPPED in line for line in out), out
+    assert not any(loop.GAME_SHORT in line for line in out), out  # only online play stopped
+    hands.play("e7e5")
+    assert app.referee.game.uci_moves() == ["e2e4", "e7e5"]
+
+
 def test_the_board_collects_its_heap_when_still_never_with_a_piece_in_the_air(main_module, monkeypatch):
     # A collection takes tens of ms on the chip: the board makes its own once it has been still for
     # QUIET_COLLECT_MS after enough of the referee's events, so that none is left for an allocation

@@ -382,9 +382,9 @@ def test_new_game_forgets_the_game_befores_promotion_and_draw_offer():
     o.run(100)
     o.central.promotion = ("e7e8q", 0, 0)
     o.central.draw_shown = True
-    o.central.partial = "mov"
+    o.rig.app.referee.draw_offer = True  # the offer on the kings
     o.central.new_game({"fen": "startpos", "white": True})
-    assert o.central.promotion is None and not o.central.draw_shown and o.central.partial == ""
+    assert o.central.promotion is None and not o.central.draw_shown and not o.rig.app.referee.draw_offer
 
 
 def test_values_no_network_or_lichess_would_take_are_refused_with_the_reason(tmp_path, monkeypatch):
