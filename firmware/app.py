@@ -46,9 +46,10 @@ QUIET_COLLECT_MS = 1000
 COLLECT_EVENTS = 32
 COLLECT_MS = 60000
 # Beside Lichess over Wi-Fi the engine is refused up front unless this much is free as it is asked
-# for: its code and smallest arrays (about 35 KB) and what an online game takes after that (its CPP
-# link and a TLS handshake beside its stream, about 45 KB), the rest the board's margin. A Pico W
-# online has about 40 KB: there the engine would end in a MemoryError mid-game; a Pico 2 W has hundreds.
+# for: its code and smallest arrays (about 35 KB), what an online game takes from start-up to its
+# tightest moment (a TLS handshake beside the game's objects: about 24 KB on the Pico W's model,
+# 2026-12-04) and the budget's 16 KB, with about 20 KB to spare for what the model cannot see. A Pico W
+# online has about 53 KB: there the engine would end in a MemoryError mid-game; a Pico 2 W has hundreds.
 ENGINE_BESIDE_ONLINE = 96 * 1024
 ENGINE_REFUSED = "not enough memory for the engine beside Lichess over Wi-Fi: two players (a Pico 2 W has room for both)"
 # The engine's modules: dropped again when it stops for want of memory.
@@ -88,8 +89,9 @@ class App:
       it from board.json and calls its poll(now) each scan; the USB `ble` command (link/ble_command.py)
       starts, stops or changes it. App itself never calls it.
     online: None, or the board's own Lichess game over Wi-Fi (online/central.py) on a Pico W:
-      wiring.py sets it and loop.py calls its poll(now) every ONLINE_POLL_MS; it drives the App as a CPP
-      central would over USB (the network itself runs on the second core, online/board_api.py).
+      wiring.py sets it and loop.py calls its poll(now) every ONLINE_POLL_MS; it plays Lichess's game on
+      the referee and listens to its events (the network itself runs on the second core,
+      online/board_api.py); stop() ends it.
     unsent: () or the from and to squares of the player's move the network has not delivered yet
       (online/central.py sets it, then calls redraw()): shown in core/signals.py's UNSENT."""
 

@@ -43,8 +43,9 @@ class Game:
     """Moves from a start position, with the game's status kept up to date after every move."""
 
     # Dead positions beyond material (FIDE 5.2.2) end the game here. Not while a CPP central rules
-    # the round (link/cpp_commands.py's begin, link/cpp.py's leave): it ends the game itself, and
-    # the companion's python-chess, Lichess and the apps end none but by material.
+    # the round (link/cpp_commands.py's begin, link/cpp.py's leave) nor a Lichess game played on the
+    # board (online/central.py): they end the game themselves, and the companion's python-chess,
+    # Lichess and the apps end none but by material.
     judge_dead = True
 
     def __init__(self, fen=STARTING_FEN):

@@ -79,20 +79,6 @@ def _configs():
 
 CONFIGS = _configs()
 
-# Budgets the firmware does not meet yet, each with the reason: printed on every run as NOT MET
-# (never silently passed) and marked in docs/figures.md's table; the run fails on any other
-# shortfall, and on one of these that grows worse than its figure here (a new heap lost).
-# (chip, configuration) -> (largest free block at least, free at least, why)
-SHORT = {
-    ("pico_w", "Lichess over Wi-Fi, a game with the clock"): (
-        1 * KB, 16 * KB,
-        "the largest free block is 2-3 KB at each handshake of the game's stream and about 7 KB between "
-        "them, against 8 KB, and a few hundred bytes more or less in the harness's own objects have made the "
-        "model run out at the stream's reconnect: the game's CPP modules (about 13 KB) and small long-lived objects split the "
-        "space beside the stream's TLS buffers (issue 28; the model's handshake memory is one piece, the "
-        "chip's mbedTLS makes many small ones, not measured)"),
-}
-
 
 def prepare():
     """The .mpy files the model loads: the firmware as tools/flash.py assembles it, and the harness."""
@@ -203,10 +189,7 @@ def problems(chip, result):
     if free < FLOOR_FREE:
         out.append("%d B free at '%s' (budget %d B)" % (free, label, FLOOR_FREE))
     label, _used, _free, block = result["worst_block"]
-    short = SHORT.get((chip, result["config"]))
-    if short and block >= short[0] and result["worst_free"][2] >= short[1]:
-        result["short"] = "largest free block %d B at '%s' (budget %d B): %s" % (block, label, FLOOR_BLOCK, short[2])
-    elif block < FLOOR_BLOCK:
+    if block < FLOOR_BLOCK:
         out.append("largest free block %d B at '%s' (budget %d B)" % (block, label, FLOOR_BLOCK))
     if chip == "pico" and result["config"] == "start-up" and result["ready_free"] < PICO_READY_FREE:
         out.append("%d B free once ready (budget %d B)" % (result["ready_free"], PICO_READY_FREE))
@@ -250,16 +233,10 @@ def main(argv=None):
         for p in r["problems"]:
             line += "\n    OVER BUDGET: " + p
             bad += 1
-        if r.get("short"):
-            line += "\n    BUDGET NOT MET (known, reported, not failing the run): " + r["short"]
         print(line)
         if args.steps:
             for label, used, free, block in r["steps"]:
                 print("      %-30s used %7d  free %7d  block %7d" % (label, used, free, block))
-    shorts = [r for r in results if r.get("short")]
-    if shorts:
-        print("memory: %d budget%s NOT MET, known and reported above: %s" % (
-            len(shorts), "" if len(shorts) == 1 else "s", "; ".join("%s %s" % (r["chip"], r["config"]) for r in shorts)))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
@@ -351,8 +328,7 @@ def figures_table(results):
             elif r.get("refused"):
                 cells.append("refused up front")
             elif "worst_free" in r:
-                cells.append("%.1f KB free, %.1f KB block%s" % (r["worst_free"][2] / KB, r["worst_block"][3] / KB,
-                                                                " (block under budget)" if r.get("short") else ""))
+                cells.append("%.1f KB free, %.1f KB block" % (r["worst_free"][2] / KB, r["worst_block"][3] / KB))
             else:
                 cells.append("failed")
         lines.append("| %s | %s |" % (config[0], " | ".join(cells)))
