@@ -414,8 +414,9 @@ def test_a_game_lichess_ends_is_shown_ended_on_the_board(rig, tmp_path, status, 
     sim.play(board, chess.Move.from_uci("e7e5"))
     comp.expect(r"from board: moved")
     server.ends(status, winner)
-    comp.expect(r"to board: end \w+ " + result)
+    # The companion's words and its line to the board come from two threads: either may be first.
     comp.expect(said)
+    wait_for(lambda: any(line.startswith("to board: end ") and line.endswith(" " + result) for line in comp.lines))
     sim.send("wait 100")
     sim.send("show")
     sim.expect(r"status: %s" % result)
