@@ -6,7 +6,8 @@
 #   make test-cpython       pytest on CPython (host_tests/, including host_tests/portable/)
 #   make test-micropython   the portable tests on the MicroPython unix port, heap capped like the Pico's
 #   make test-wasm          the portable tests on MicroPython's 32-bit WebAssembly build (node)
-#   make test-memory        every configuration's memory budget on a model of each chip (tools/memory/, docs/memory.md)
+#   make test-memory        every configuration's memory budget on a model of each chip (tools/memory/, docs/memory.md);
+#                           with MICROPYTHON32=PATH also the Pico W's Lichess game with real TLS (skipped, saying so, without)
 #   make test-browser       the browser simulator in headless Chromium: a scripted game played with the mouse
 #   make test-pico          the firmware of `make flash` on an emulated Pico (rp2040js + the official rp2 build,
 #                           which the user provides: PICO_UF2, PICO_BOOTROM; skipped, saying so, without them)
@@ -82,7 +83,7 @@ test-mpy: $(PY_STAMP)
 # one xdist_group, which --dist loadgroup keeps on one worker.
 PYTEST_WORKERS ?= 2
 test-cpython: $(PY_STAMP) $(NODE_STAMP) $(PORTABLE_DATA)
-	$(VENV_BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup host_tests --ignore=host_tests/test_browser.py $(addprefix --ignore=,$(PICO_TESTS)) $(PYTEST_ARGS)
+	$(VENV_BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup host_tests --ignore=host_tests/test_browser.py $(addprefix --ignore=,$(PICO_TESTS) $(TLS32_TESTS)) $(PYTEST_ARGS)
 
 # Each test module gets a MicroPython of its own, as a freshly booted board: interned names and
 # heap fragments left by one module's imports never crowd the next out of the heap.
@@ -109,9 +110,17 @@ test-wasm: $(NODE_STAMP) $(PORTABLE_DATA)
 
 # The chips' memory (docs/memory.md): each configuration on a model of each chip against its budget,
 # and docs/figures.md's table checked against the run (MEMORY_ARGS="--write-figures" rewrites it).
+# With MICROPYTHON32=PATH, a 32-bit MicroPython unix build whose mbedTLS allocates from the GC heap
+# (docs/memory.md says how to build one; none is shipped), the Pico W's Lichess game also runs with
+# real TLS in its heap (host_tests/test_tls32.py); without it that check says it was skipped.
 MEMORY_ARGS ?=
+MICROPYTHON32 ?=
+export MICROPYTHON32
+TLS32_TESTS := host_tests/test_tls32.py
 test-memory: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV_BIN)/python tools/memory/report.py --check-figures $(MEMORY_ARGS)
+	@if [ -n "$(MICROPYTHON32)" ]; then $(VENV_BIN)/pytest -q -rs $(TLS32_TESTS) $(PYTEST_ARGS) || exit 1; \
+	else echo "test-memory: the Pico W's Lichess game with real TLS SKIPPED, not passed: it needs MICROPYTHON32 (docs/memory.md)"; fi
 
 bench: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV_BIN)/python tools/bench/bench.py
