@@ -49,7 +49,7 @@ COLLECT_MS = 60000
 # for: its code and smallest arrays (about 35 KB), what an online game takes from start-up to its
 # tightest moment (a TLS handshake beside the game's objects: about 24 KB on the Pico W's model,
 # 2026-12-04) and the budget's 16 KB, with about 20 KB to spare for what the model cannot see. A Pico W
-# online has about 53 KB: there the engine would end in a MemoryError mid-game; a Pico 2 W has hundreds.
+# online has about 52 KB: there the engine would end in a MemoryError mid-game; a Pico 2 W has hundreds.
 ENGINE_BESIDE_ONLINE = 96 * 1024
 ENGINE_REFUSED = "not enough memory for the engine beside Lichess over Wi-Fi: two players (a Pico 2 W has room for both)"
 # The engine's modules: dropped again when it stops for want of memory.

@@ -19,7 +19,7 @@ NAMES = {"pico": "Pico", "pico_w": "Pico W", "pico2_w": "Pico 2 W"}
 
 # What the chip holds that the model does not, measured on the emulated RP2040 (tools/emu/, rp2040js
 # 1.4.1) running MicroPython v1.27.0 RPI_PICO built from its tag (the same pool as the official
-# release), on 2026-12-03, against the model run of the same firmware at the same points
+# release), on 2026-12-03 and again on 2026-12-04, against the model run of the same firmware at the same points
 # (tools/memory/calibrate.py prints both).
 #
 # At the REPL, before anything is imported: the chip's runtime holds 4,768 B (sys, the REPL's
@@ -27,10 +27,10 @@ NAMES = {"pico": "Pico", "pico_w": "Pico W", "pico2_w": "Pico 2 W"}
 CHIP_BARE = 4768
 # The firmware's own names the chip interns at run time where the model's build has more of them in
 # its ROM (the WebAssembly build's ROM names more): for the same modules the chip holds about a fifth
-# more run-time qstrs. At the board's start-up (2026-12-03) the chip held 933 beyond its bare REPL's 8
-# where the model held 780 for the firmware.
+# more run-time qstrs. At the board's start-up (2026-12-04) the chip held 960 beyond its bare REPL's 8
+# where the model held 793 for the firmware.
 QSTR_BARE = 8
-QSTR_RATIO = 933 / 780
+QSTR_RATIO = 960 / 793
 # The RP2040 keeps a qstr pool entry in 6 bytes (pointer, 1-byte hash, length: MICROPY_QSTR_BYTES_IN_HASH
 # is 1 on rp2); the pools grow by doubling from the frozen pool's allocation of 10 (20, 40, 80, ...).
 QSTR_ENTRY = 6
@@ -42,11 +42,12 @@ QSTR_FIRST_POOL = 20
 #   pools counted as the chip's: the native code of core/position_native.py, hardware/ws2812_native.py
 #   and hardware/matrix_sio.py (viper), hardware/ws2812_pio.py, against their plain twins here.
 # - engine_native: the engine's native code (engine/native.py), the same way, once it loads.
-# Calibrated by tools/memory/calibrate.py on 2026-12-03 (the firmware of that day's commit).
+# Calibrated by tools/memory/calibrate.py on 2026-12-04 (the firmware of that day's commit; on 2026-12-03
+# they were 4,256 and 31,856 B).
 STANDINS = {
     "runtime": CHIP_BARE - 752,
-    "boot_native": 4256,
-    "engine_native": 31856,
+    "boot_native": 5456,
+    "engine_native": 33232,
 }
 
 # mbedTLS on the rp2 port takes its memory from the GC heap (MICROPY_TRACKED_ALLOC): the model's
