@@ -60,6 +60,9 @@ BLE_STOPPED = "Bluetooth stopped: not enough memory (the game goes on; the ble c
 ONLINE_STOPPED = "Lichess stopped: not enough memory (the game on the board goes on)"
 FACE_STOPPED = "the clock display stopped: not enough memory (the clock goes on)"
 GAME_SHORT = "not enough memory for the game: everything beside it stopped; the game goes on"
+# A stopped feature the console could not speak of at once (its memory not back yet: the radio's
+# or the network core's buffers go when that core next turns) is said this often until it can be.
+UNTOLD_RETRY_MS = 1000
 # The modules each feature brought in: dropped with it.
 FEATURE_MODULES = {
     "ble": ("link.ble", "link.ble_command", "link.ble_mtu"),
@@ -88,6 +91,8 @@ class Board:
         self._short = False  # the game itself ran out of memory once (shed())
         self._last_ticks = _ticks_ms()
         self._beat = 0
+        self._untold = None  # a stopped feature's sentence not said yet (stop()), the first if several
+        self._untold_at = 0
 
     def start(self, ticks=None):
         """Power-up: read the board, resume the saved game, light the LEDs. ticks: the
@@ -154,11 +159,15 @@ class Board:
             if now - self._beat >= blink:
                 self._beat = now
                 self.status_led.value(not self.status_led.value())
+        if self._untold is not None and now - self._untold_at >= UNTOLD_RETRY_MS:
+            self._untold_at = now
+            self._tell(self._untold, now)
 
     def stop(self, feature, now):
         """A feature ran out of memory: drop it (what it held goes back to the heap), then say so,
         on the console and on the LEDs (App.feature_stopped). Nothing is allocated until the
-        feature's memory is free again; a board that cannot even say it stays silent."""
+        feature's memory is free again; a board that cannot say it yet says it once it can
+        (tick(), every UNTOLD_RETRY_MS)."""
         app = self.app
         text = FACE_STOPPED
         try:
@@ -181,9 +190,20 @@ class Board:
 
             forget(FEATURE_MODULES[feature])  # their code too, unless something else holds it
             gc.collect()
-            app.feature_stopped(text, now)
         except MemoryError:
             pass
+        if self._untold is None:
+            self._untold_at = now
+            self._tell(text, now)
+
+    def _tell(self, text, now):
+        """Say that a feature stopped (App.feature_stopped), or keep it for later when even that
+        finds no memory."""
+        try:
+            self.app.feature_stopped(text, now)
+            self._untold = None
+        except MemoryError:
+            self._untold = text
 
     def shed(self, now):
         """The game's own step ran out of memory (every feature beside it holds too much): each

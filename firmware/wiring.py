@@ -159,7 +159,10 @@ def start_online(board):
         seek = None if seek == "none" else tuple(int(x) for x in seek.split("+"))
         board.online = boot.start(board.app, board.link.info, seek, set_rtc=board.set_rtc)
         board.app.online = board.online
-    except (ImportError, MemoryError, OSError) as e:
+    except MemoryError:
+        board.online = None
+        board.link.info("online: not started: not enough memory (the board plays on without it)")
+    except (ImportError, OSError) as e:
         board.link.info("online: not started (%s)" % e)
     if board.online is None:
         forget(ONLINE_BOOT)  # an offline board does not keep the start-up code's bytecode

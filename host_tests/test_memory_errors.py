@@ -1,5 +1,6 @@
 # A MemoryError anywhere in a feature never stops the board (docs/spec.md section 11): for each
-# feature beside the game (the engine, the Bluetooth link, each USB dialect, the clock display), the
+# feature beside the game (the engine, the Bluetooth link, each USB dialect, the clock display, Lichess
+# over Wi-Fi on tools/memory/fake_net.py's network), the
 # game of tools/memory/exhaust.py is played through the real wiring and the scan loop's edge on the
 # fake Pico, and MemoryError is raised at one line of the feature's own code after another: each
 # line it runs is a place an allocation can fail on the chip. Every run must keep scanning to the end,

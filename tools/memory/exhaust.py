@@ -1,5 +1,5 @@
 # A board that runs short of memory keeps playing: one feature of docs/spec.md section 11 (the engine,
-# the Bluetooth link, a USB dialect, the clock display) on a whole game through the real wiring and
+# the Bluetooth link, a USB dialect, the clock display, Lichess over Wi-Fi) on a whole game through the real wiring and
 # the scan loop's edge (wiring.build, loop.Board.tick) on hardware/fake.py's pins. Used two ways:
 # host_tests/test_memory_errors.py raises MemoryError at each line of the feature's code on CPython,
 # and host_tests/test_heap_shrinking.py runs this file on the MicroPython unix port with a heap made
@@ -8,6 +8,7 @@
 # prints `moves READ MADE`, `feature working|stopped|none`, and the console's lines (`said ...`).
 # Runs on CPython and MicroPython (from the repository root; firmware/ or build/mpy/ on the path).
 import sys
+import time
 
 import config
 import wiring
@@ -29,7 +30,13 @@ FEATURES = {
     "chesslink": (("link/chesslink", "link/pieces"), {}, "chesslink"),
     "dgt": (("link/dgt", "link/pieces"), {}, "dgt"),
     "clock display": (("hardware/clock_face", "hardware/ssd1306"), {"clock": "5+3", "oled_sda": 26, "oled_scl": 27}, None),
+    # A Lichess game, the board White, Black's replies Lichess's (tools/memory/fake_net.py: the
+    # network and Lichess behind it, mbedTLS's buffers held at the chip's sizes).
+    "online": (("online/",), {"status_led_pin": "LED"}, "online"),
 }
+REPLIES = ("e7e5", "b8c6", "g8f6", "d7d6")  # BLACK in UCI: Lichess's opponent plays the hands' moves
+SECRETS = {"ssid": "modelnet", "password": "modelpass", "token": "lip_modeltoken"}
+ROOTS = "firmware/online/roots.pem"  # run from the repository's root, as both tests do
 STOPPED = ("not enough memory", "stopped: not enough memory")
 
 
@@ -44,7 +51,10 @@ class FakeI2C:
 class Game:
     """The board wired as on the Pico, and a pair of hands; ticks go through loop.Board.tick."""
 
-    def __init__(self, settings):
+    def __init__(self, settings, online=False):
+        if online:
+            import fake_net  # noqa: F401 - compiled before the board (the unix port runs its source)
+            import chips  # noqa: F401
         s = config.Settings().updated(settings)
         self.pico = FakePico(s.row_pins, s.column_pins, config.SIO_GPIO_IN, occupied=START)
         self.pico.machine.I2C = FakeI2C
@@ -61,6 +71,39 @@ class Game:
         self.board.start(0)
         self.period = s.scan_period_ms
         self.ticks = 0
+        self.net = self.core = None
+        if online:
+            self._online()
+
+    def _online(self):
+        """Lichess over Wi-Fi started as wiring.start_online() starts it, on the fake network: its
+        modules stand in for socket, ssl, network and _thread while online/boot.py takes them (then
+        the runtime's own are back), and the second core's turns are taken in run()."""
+        import fake_net
+        from chips import CORE1_STACK, TLS
+
+        sizes = dict(TLS)
+        sizes["core1_stack"] = CORE1_STACK
+        net = fake_net.Net(sizes)
+        net.replies = list(REPLIES)
+        secrets = _imported("online.secrets")
+        secrets.load = lambda path=None: dict(SECRETS)  # the board's online.secret, not a file here
+        _imported("online.boot").ROOTS_PATH = ROOTS  # the board's root folder is the repository's firmware/ here
+        saved = {}
+        for name in net.modules:
+            saved[name] = sys.modules.get(name)
+            sys.modules[name] = net.modules[name]
+        try:
+            wiring.start_online(self.board)
+        finally:
+            for name in saved:
+                if saved[name] is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = saved[name]
+        if net.thread.started:
+            self.net = net
+            self.core = net.thread.started[1][0]
 
     def run(self, ms):
         for _ in range(ms // self.period):
@@ -68,6 +111,22 @@ class Game:
             self.pico.vm.now_ms = self.t
             self.board.tick(self.t)  # the loop's edge: nothing may escape it
             self.ticks += 1
+            if self.core is not None and self.ticks % 5 == 0:
+                # The second core's turn (its own errors stay inside NetworkCore.turn), until the
+                # board has stopped online play.
+                if self.board.online is None:
+                    # Online play stopped: the second core's last act once it sees that
+                    # (NetworkCore.run), here at its next turn: its connections closed, their
+                    # buffers back to the heap.
+                    self.core.api.close_all()
+                    self.net.turn_over()
+                    self.core = None
+                else:
+                    self.net.turn_over()
+                    self.core.turn()
+                    self.net.settle()
+                    if self.ticks % 500 == 0:
+                        self.net.keep_alive()  # Lichess's blank line, so no stream is taken for stalled
 
     def move(self, a, b):
         vm = self.pico.vm
@@ -78,6 +137,17 @@ class Game:
         self.run(60)
         vm.place(b)
         self.run(400)
+
+
+def _imported(name):
+    """A firmware module the harness sets up before the board imports it. A MemoryError raised
+    in its import (test_memory_errors.py raises one at a line of the feature's code, once) is the
+    harness's, not the board's: the import is made again."""
+    try:
+        __import__(name)
+    except MemoryError:
+        __import__(name)
+    return sys.modules[name]
 
 
 def talk(game, who):
@@ -105,13 +175,37 @@ def talk(game, who):
             game.run(20)
 
 
+def pause():
+    """A little of the PC's own time: the network core's back-offs count in it."""
+    try:
+        time.sleep_ms(10)
+    except AttributeError:
+        time.sleep(0.01)
+
+
+def wait_online(game, ready, seconds=4):
+    """Scans (and the network core's turns) until ready(), or online play has stopped, or the PC's
+    clock has run `seconds`."""
+    for _ in range(seconds * 50):
+        if game.board.online is None or ready():
+            return
+        game.run(20)
+        pause()
+
+
 def play(feature, game=None):
     """The game of one feature (on `game`, or a board wired afresh): returns (the Game, the moves
     the hands made)."""
     _modules, settings, who = FEATURES[feature]
-    game = game or Game(settings)
+    game = game or Game(settings, online=who == "online")
     game.run(100)
     talk(game, who)
+    if who == "online":
+        # (Attributes only, never the firmware's methods: test_memory_errors.py counts the lines
+        # the feature's code runs, and the harness's calls would be among them.)
+        wait_online(game, lambda: game.board.online.round)  # the game announced, on the board
+        if game.net is not None and (game.board.online is None or not game.board.online.round):
+            game.net.announce = False  # not by now (no room to sign in): two players, Lichess has no game for them
     made = [0] * (2 * len(WHITE))  # (from, to) pairs, filled in place
     for i in range(len(WHITE)):
         a, b = WHITE[i]
@@ -126,6 +220,14 @@ def play(feature, game=None):
                 if ref.remote:
                     break
                 game.run(20)
+        if who == "online" and game.board.online is not None and game.board.online.round:
+            # Lichess's reply, lit: the hands make it. None coming while online play goes on (the
+            # player's move not delivered): the board takes no other, so the hands stop here.
+            wait_online(game, lambda: ref.remote)
+            if not ref.remote and game.board.online is not None:
+                del made[2 * i + 1:]
+                break
+            engine = bool(ref.remote)
         if engine and ref.remote:
             m = ref.remote
         elif feature == "engine":
@@ -153,12 +255,14 @@ def working(feature, game):
         return app.ble is not None
     if feature == "clock display":
         return board.face is not None
+    if feature == "online":
+        return board.online is not None
     return board.link.sessions.get(feature) is not None
 
 
 def main(feature):
     try:
-        game = Game(FEATURES[feature][1])
+        game = Game(FEATURES[feature][1], online=FEATURES[feature][2] == "online")
     except MemoryError:
         print("no room to boot")  # the heap is below what the board itself needs: no feature's doing
         return
